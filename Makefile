@@ -1,0 +1,44 @@
+# tensorweave — every set-up step lives here; a fresh clone needs only `make demo` and `make test`.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+PROTOS  := $(wildcard src/tensorweave/proto/*.proto)
+
+.PHONY: install demo test test-fast bench protos lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev,examples]'
+	touch $(STAMP)
+
+demo: install
+	$(BIN)/python examples/quickstart.py
+
+test: install
+	$(BIN)/python -m pytest
+
+test-fast: install
+	$(BIN)/python -m pytest -m "not slow and not multiprocess"
+
+bench: install
+	$(BIN)/python -m benchmarks.run
+
+# NOTE: google/protobuf/*.proto (any.proto) ship inside grpc_tools; gRPC stubs only for
+# files that declare a service, so plain message files get no empty *_pb2_grpc.py.
+protos: install
+	inc="$$($(BIN)/python -c 'import grpc_tools, os; print(os.path.dirname(grpc_tools.__file__))')/_proto"; \
+	$(BIN)/python -m grpc_tools.protoc -Isrc -I"$$inc" --python_out=src --pyi_out=src $(PROTOS) && \
+	services="$$(grep -l '^service ' $(PROTOS) || true)"; \
+	if [ -n "$$services" ]; then \
+	  $(BIN)/python -m grpc_tools.protoc -Isrc -I"$$inc" --grpc_python_out=src $$services; \
+	fi
+
+lint: install
+	$(BIN)/ruff check src tests benchmarks examples
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info

@@ -1,0 +1,331 @@
+"""`Graph`: the node table, unique names, collections, version, and the default-graph stack.
+
+Construction-time stacks (name scope, control dependencies, devices, colocation) live in
+`framework/scopes.py`'s `ScopeState`, one per graph; this module only owns the node table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+from tensorweave import errors
+
+
+class GraphKeys:
+    """Standard collection names (TF's strings)."""
+
+    GLOBAL_VARIABLES = "variables"
+    LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
+    MODEL_VARIABLES = "model_variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    SUMMARIES = "summaries"
+    QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"
+    ASSET_FILEPATHS = "asset_filepaths"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    SAVERS = "savers"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    ACTIVATIONS = "activations"
+    UPDATE_OPS = "update_ops"
+    LOSSES = "losses"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
+    GLOBAL_STEP = "global_step"
+    EVAL_STEP = "eval_step"
+    TRAIN_OP = "train_op"
+    COND_CONTEXT = "cond_context"
+    WHILE_CONTEXT = "while_context"
+    VARIABLES = GLOBAL_VARIABLES
+
+
+class Graph:
+    """A TensorFlow computation: operations and the tensors that flow between them.
+
+    Thread-safety: building a graph from several threads at once is not supported (as in TF1);
+    reading a finished graph from any thread is.
+    """
+
+    def __init__(self):
+        from tensorweave.framework.scopes import ScopeState
+
+        self._ops_by_name: dict = {}
+        self._ops: list = []
+        self._names_in_use: dict[str, int] = {}
+        self._collections: dict[str, list] = {}
+        self._finalized = False
+        self._seed: int | None = None
+        self._last_op_seed = 0
+        self._lock = threading.RLock()
+        self._functions: dict = {}
+        self._gradient_overrides: dict[str, str] = {}
+        self.scopes = ScopeState(self)
+
+    # -- default graph ----------------------------------------------------------------------
+    def as_default(self):
+        """A context manager that makes this the default graph (per thread)."""
+        return _default_graph_stack.get_controller(self)
+
+    # -- ops --------------------------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        """Increases by one with every op added."""
+        return len(self._ops)
+
+    @property
+    def finalized(self) -> bool:
+        return self._finalized
+
+    def finalize(self) -> None:
+        """Makes the graph read-only: adding an op raises RuntimeError."""
+        self._finalized = True
+
+    def _unsafe_unfinalize(self) -> None:
+        self._finalized = False
+
+    def _check_not_finalized(self) -> None:
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+
+    def _add_op(self, op) -> None:
+        self._check_not_finalized()
+        if op.name in self._ops_by_name:
+            raise ValueError(f"Duplicate node name in graph: '{op.name}'")
+        self._ops_by_name[op.name] = op
+        self._ops.append(op)
+
+    def get_operations(self) -> list:
+        return list(self._ops)
+
+    def get_operation_by_name(self, name: str):
+        if not isinstance(name, str):
+            raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}")
+        op = self._ops_by_name.get(name)
+        if op is None:
+            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.")
+        return op
+
+    def get_tensor_by_name(self, name: str):
+        if not isinstance(name, str):
+            raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}")
+        op_name, sep, idx = name.rpartition(":")
+        if not sep or not idx.isdigit():
+            raise ValueError(
+                f"The name '{name}' looks like an (invalid) Operation name, not a Tensor. "
+                "Tensor names must be of the form \"<op_name>:<output_index>\"."
+            )
+        op = self._ops_by_name.get(op_name)
+        if op is None:
+            raise KeyError(
+                f"The name '{name}' refers to a Tensor which does not exist. "
+                f"The operation, '{op_name}', does not exist in the graph."
+            )
+        i = int(idx)
+        if i >= len(op.outputs):
+            raise KeyError(
+                f"The name '{name}' refers to a Tensor which does not exist. The operation, "
+                f"'{op_name}', exists but only has {len(op.outputs)} outputs."
+            )
+        return op.outputs[i]
+
+    def as_graph_element(self, obj, allow_tensor: bool = True, allow_operation: bool = True):
+        """Resolves a Tensor, Operation or name to an element of this graph."""
+        from tensorweave.framework.operation import Operation, Tensor
+
+        if isinstance(obj, (Tensor, Operation)):
+            if obj.graph is not self:
+                raise ValueError(f"{obj} is not an element of this graph.")
+            if isinstance(obj, Tensor) and not allow_tensor:
+                raise TypeError(f"Can not convert a Tensor into an Operation: {obj}")
+            if isinstance(obj, Operation) and not allow_operation:
+                raise TypeError(f"Can not convert an Operation into a Tensor: {obj}")
+            return obj
+        if hasattr(obj, "_as_graph_element"):
+            return self.as_graph_element(obj._as_graph_element(), allow_tensor, allow_operation)
+        if isinstance(obj, str):
+            if ":" in obj and allow_tensor:
+                return self.get_tensor_by_name(obj)
+            if allow_operation:
+                return self.get_operation_by_name(obj)
+            raise ValueError(f"Name '{obj}' appears to refer to an Operation, not a Tensor.")
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a graph element.")
+
+    # -- names ------------------------------------------------------------------------------
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """`name` inside the current name scope, suffixed `_1`, `_2`, ... when taken."""
+        stack = self.scopes.name_stack
+        if stack:
+            name = f"{stack}/{name}"
+        key = name.lower()
+        i = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = i + 1
+        if i > 0:
+            base = key
+            while key in self._names_in_use:
+                key = f"{base}_{i}"
+                i += 1
+            if mark_as_used:
+                self._names_in_use[key] = 1
+            name = f"{name}_{i - 1}"
+        return name
+
+    def get_name_scope(self) -> str:
+        return self.scopes.name_stack
+
+    def name_scope(self, name):
+        return self.scopes.name_scope(name)
+
+    def control_dependencies(self, control_inputs):
+        return self.scopes.control_dependencies(control_inputs)
+
+    def device(self, device_name_or_function):
+        return self.scopes.device(device_name_or_function)
+
+    def colocate_with(self, op, ignore_existing: bool = False):
+        return self.scopes.colocate_with(op, ignore_existing)
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: dict[str, str]):
+        saved = dict(self._gradient_overrides)
+        self._gradient_overrides.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_overrides = saved
+
+    # -- collections ------------------------------------------------------------------------
+    def add_to_collection(self, name: str, value) -> None:
+        self._check_not_finalized()
+        self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names, value) -> None:
+        for name in [names] if isinstance(names, str) else names:
+            self.add_to_collection(name, value)
+
+    def get_collection(self, name: str, scope: str | None = None) -> list:
+        items = list(self._collections.get(name, []))
+        if scope is None:
+            return items
+        import re
+
+        pat = re.compile(scope)
+        return [i for i in items if hasattr(i, "name") and pat.match(i.name)]
+
+    def get_collection_ref(self, name: str) -> list:
+        return self._collections.setdefault(name, [])
+
+    def get_all_collection_keys(self) -> list[str]:
+        return [k for k, v in self._collections.items() if v]
+
+    def clear_collection(self, name: str) -> None:
+        self._collections.pop(name, None)
+
+    # -- seeds ------------------------------------------------------------------------------
+    @property
+    def seed(self) -> int | None:
+        return self._seed
+
+    @seed.setter
+    def seed(self, value: int | None) -> None:
+        self._seed = value
+
+    # -- serialization ----------------------------------------------------------------------
+    def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False):
+        """The graph as a protobuf `GraphDef` (see `framework/importer.py`)."""
+        from tensorweave.framework.importer import graph_to_proto
+
+        return graph_to_proto(self, from_version=from_version, add_shapes=add_shapes)
+
+    def _as_ir(self, from_version: int = 0):
+        """The IR GraphDef of ops `[from_version:]` (plain data for the master)."""
+        from tensorweave import ir
+
+        nodes = [op.node_def for op in self._ops[from_version:]]
+        return ir.GraphDef(nodes=nodes, library=list(self._functions.values()))
+
+    @property
+    def building_function(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"<tensorweave.Graph {len(self._ops)} ops at {id(self):#x}>"
+
+
+class _DefaultGraphStack(threading.local):
+    """Per-thread stack of default graphs over one process-wide global default."""
+
+    _global_default: Graph | None = None
+
+    def __init__(self):
+        self.stack: list[Graph] = []
+
+    def get_default(self) -> Graph:
+        if self.stack:
+            return self.stack[-1]
+        if _DefaultGraphStack._global_default is None:
+            _DefaultGraphStack._global_default = Graph()
+        return _DefaultGraphStack._global_default
+
+    @contextlib.contextmanager
+    def get_controller(self, graph: Graph) -> Iterator[Graph]:
+        self.stack.append(graph)
+        try:
+            yield graph
+        finally:
+            if self.stack and self.stack[-1] is graph:
+                self.stack.pop()
+            elif graph in self.stack:
+                self.stack.remove(graph)
+
+    def reset(self) -> None:
+        if self.stack:
+            raise AssertionError(
+                "Do not use tf.reset_default_graph() to clear nested graphs. If you need a "
+                "cleared graph, exit the nesting and create a new graph."
+            )
+        _DefaultGraphStack._global_default = None
+
+
+_default_graph_stack = _DefaultGraphStack()
+
+
+def get_default_graph() -> Graph:
+    """The graph new ops go into: the innermost `as_default()` graph, else a global one."""
+    return _default_graph_stack.get_default()
+
+
+def reset_default_graph() -> None:
+    """Clears the global default graph. Raises AssertionError inside a `with g.as_default()`."""
+    _default_graph_stack.reset()
+
+
+def add_to_collection(name, value) -> None:
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names, value) -> None:
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key, scope=None) -> list:
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key) -> list:
+    return get_default_graph().get_collection_ref(key)
+
+
+_ = errors  # errors is part of this module's contract for callers raising graph errors

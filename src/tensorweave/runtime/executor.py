@@ -1,0 +1,178 @@
+"""Executors: run one partition's plan per step.
+
+`Executor` picks the fastest correct strategy for its plan:
+- a partition without control flow compiles to straight-line Python (one line per node, each
+  kernel bound as a local), so a step costs the kernel calls and little else;
+- a partition with Switch/Merge or loops runs on the dataflow interpreter
+  (`runtime/dataflow.py`), which tracks dead tensors and frames.
+
+The first failing node aborts the step with an `errors.*` class naming the node and its op
+(the client adds where the user created it). A fetched array never aliases a constant or a
+variable: such outputs are copied before they are returned.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.runtime.plan import Plan
+from tensorweave.runtime.resources import deref
+from tensorweave.runtime.step import StepContext
+
+_plan_ids = itertools.count()
+_PERSISTENT_OPS = frozenset(["Const", "VariableV2", "Variable", "VarHandleOp"])
+
+
+def to_op_error(e: BaseException, node) -> errors.OpError:
+    """The `errors.*` error for exception `e` raised by `node`'s kernel, annotated."""
+    if isinstance(e, errors.OpError):
+        if e.node_def is not None and e.node_def is not node:
+            return e  # already annotated by an inner executor (e.g. a function call)
+        return errors.annotate(e, node, None)
+    if isinstance(e, MemoryError):
+        err = errors.ResourceExhaustedError(node, None, f"OOM when running {node.op}: {e}")
+    elif isinstance(e, (ValueError, IndexError, TypeError, ZeroDivisionError, KeyError,
+                        FloatingPointError, OverflowError)):
+        err = errors.InvalidArgumentError(node, None, f"{type(e).__name__}: {e}")
+    else:
+        err = errors.InternalError(node, None, f"{type(e).__name__}: {e}")
+    out = errors.annotate(err, node, None)
+    out.__cause__ = e
+    return out
+
+
+class Executor:
+    """Runs a partition. Build once; `run` may be called from several threads at once
+    (each call is an independent step)."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.num_args = len(plan.args)
+        self.num_retvals = len(plan.retvals)
+        if plan.has_control_flow:
+            from tensorweave.runtime.dataflow import DataflowRunner
+
+            self._runner = DataflowRunner(plan, _copy_flags(plan))
+            self._traced = self._runner
+        else:
+            self._runner = _compile(plan, traced=False)
+            self._traced = None
+        self._lock = threading.Lock()
+
+    def run(self, args: list, ctx: StepContext) -> list:
+        """Runs one step: `args` feed the `_Arg` nodes in index order; returns the retvals.
+
+        Raises:
+          errors.OpError: the first node that failed, annotated with its name and op.
+        """
+        if ctx.stats is not None:
+            return self._run_traced(args, ctx)
+        return self._runner.run(args, ctx)
+
+    def _run_traced(self, args, ctx):
+        if self._traced is None:
+            with self._lock:
+                if self._traced is None:
+                    self._traced = _compile(self.plan, traced=True)
+        return self._traced.run(args, ctx)
+
+
+def _copy_flags(plan: Plan) -> dict[int, bool]:
+    """For each node output feeding a `_Retval`: may it alias persistent storage?"""
+    memo: dict[tuple[int, int], bool] = {}
+
+    def aliases(i: int, slot: int) -> bool:
+        key = (i, slot)
+        if key not in memo:
+            memo[key] = False
+            item = plan.by_index[i]
+            dt = item.output_dtypes[slot] if slot < len(item.output_dtypes) else None
+            memo[key] = (item.op in _PERSISTENT_OPS or (dt is not None and dt.is_ref_dtype)
+                         or (item.forwards_input and any(
+                             aliases(j, s) or d for (j, s), d in zip(item.inputs, item.deref))))
+        return memo[key]
+
+    out = {}
+    for _, i in plan.retvals:
+        item = plan.by_index[i]
+        j, slot = item.inputs[0]
+        out[i] = aliases(j, slot) or item.deref[0]
+    return out
+
+
+class _Compiled:
+    """A plan compiled to one Python function of straight-line code."""
+
+    def __init__(self, fn, line_nodes, filename):
+        self._fn = fn
+        self._line_nodes = line_nodes
+        self._filename = filename
+
+    def run(self, args, ctx):
+        try:
+            return self._fn(args, ctx)
+        except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
+            raise to_op_error(e, self._failing_node(e)) from None
+
+    def _failing_node(self, e):
+        tb = e.__traceback__
+        node = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self._filename:
+                node = self._line_nodes.get(tb.tb_lineno)
+            tb = tb.tb_next
+        return node
+
+
+def _compile(plan: Plan, traced: bool) -> _Compiled:
+    """Generates `def step(args, ctx)` with one line per node, kernels bound as globals."""
+    filename = f"<tensorweave plan {next(_plan_ids)}>"
+    ns: dict = {"_rd": deref, "_copy": np.array, "_now": time.perf_counter}
+    lines = ["def step(args, ctx):"]
+    line_nodes = {}
+    copies = _copy_flags(plan)
+    rets = {}
+    for item in plan.items:
+        code = _node_line(item, ns, copies, rets)
+        if code is None:
+            continue
+        if traced:
+            code = _traced_line(item, code)
+        lines.append("    " + code)
+        line_nodes[len(lines)] = item.node
+    lines.append("    return [" + ", ".join(rets[i] for _, i in plan.retvals) + "]")
+    exec(compile("\n".join(lines) + "\n", filename, "exec"), ns)  # noqa: S102 - our own code
+    return _Compiled(ns["step"], line_nodes, filename)
+
+
+def _node_line(item, ns, copies, rets) -> str | None:
+    i = item.index
+    if item.op == "_Arg":
+        return f"v{i}_0 = args[{item.attrs['index']}]"
+    args = [_input_expr(j, s, d) for (j, s), d in zip(item.inputs, item.deref)]
+    if item.op == "_Retval":
+        rets[i] = f"_copy({args[0]})" if copies.get(i) else args[0]
+        return None
+    ns[f"k{i}"] = item.fn
+    call = f"k{i}({', '.join((['ctx'] if item.context else []) + args)})"
+    n = len(item.output_dtypes)
+    if n == 0:
+        return call
+    if n == 1:
+        return f"v{i}_0 = {call}"
+    return f"{', '.join(f'v{i}_{k}' for k in range(n))}, = {call}"
+
+
+def _input_expr(j: int, slot: int, is_deref: bool) -> str:
+    return f"_rd(v{j}_{slot})" if is_deref else f"v{j}_{slot}"
+
+
+def _traced_line(item, code: str) -> str:
+    outs = [f"v{item.index}_{k}" for k in range(len(item.output_dtypes))]
+    rec = f"ctx.stats.record({item.index}, _t, _now(), ({', '.join(outs)}{',' if outs else ''}))"
+    return f"_t = _now(); {code}; {rec}"

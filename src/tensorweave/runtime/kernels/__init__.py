@@ -1,0 +1,1 @@
+"""Kernels per device type; `registry.py` holds the one kernel table."""

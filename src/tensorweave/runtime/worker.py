@@ -1,0 +1,101 @@
+"""Workers: run registered partitions on their devices.
+
+`WorkerInterface` takes and returns plain data (IR graphs, numpy arrays, dicts), so the gRPC
+worker can serialize it without callers changing. `LocalWorker` is the in-process one.
+"""
+
+from __future__ import annotations
+
+import abc
+import itertools
+import threading
+
+from tensorweave import errors, ir
+from tensorweave.runtime.device import Device
+from tensorweave.runtime.executor import Executor
+from tensorweave.runtime.plan import Plan
+from tensorweave.runtime.stats import StatsCollector
+from tensorweave.runtime.step import StepContext
+
+
+class WorkerInterface(abc.ABC):
+    """The worker service (TF's WorkerService, as Python calls)."""
+
+    @abc.abstractmethod
+    def get_status(self) -> list[dict]:
+        """The worker's devices as DeviceAttributes-shaped dicts."""
+
+    @abc.abstractmethod
+    def register_graph(self, graph_def: ir.GraphDef, device: str) -> str:
+        """Builds a partition's plan on `device`; returns its handle.
+
+        Raises: NotFoundError (unknown op or missing kernel), InvalidArgumentError.
+        """
+
+    @abc.abstractmethod
+    def deregister_graph(self, handle: str) -> None: ...
+
+    @abc.abstractmethod
+    def run_graph(self, handle: str, step_id: int, args: list, options: dict,
+                  ctx: StepContext | None = None) -> tuple[list, dict | None]:
+        """Runs one step of a partition; returns (retvals, step stats or None).
+
+        Raises: the first `errors.OpError` of the step.
+        """
+
+    @abc.abstractmethod
+    def cleanup_all(self, containers: list[str] | None = None) -> None:
+        """Drops resources (variables, queues, ...) in `containers` (all when None)."""
+
+
+class LocalWorker(WorkerInterface):
+    """A worker in this process. Thread-safe: steps may run concurrently."""
+
+    def __init__(self, device_names: list[str]):
+        self.devices = {d.name: d for d in (Device(n) for n in device_names)}
+        self._graphs: dict[str, Executor] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def get_status(self) -> list[dict]:
+        return [d.attributes() for d in self.devices.values()]
+
+    def device(self, name: str) -> Device:
+        dev = self.devices.get(name)
+        if dev is None:
+            raise errors.InvalidArgumentError(
+                None, None, f"Device '{name}' is not on this worker; it has "
+                            f"{sorted(self.devices)}")
+        return dev
+
+    def register_graph(self, graph_def: ir.GraphDef, device: str) -> str:
+        dev = self.device(device)
+        executor = Executor(Plan(graph_def, dev.device_type, dev.resources, dev.name))
+        with self._lock:
+            handle = f"g{next(self._ids)}"
+            self._graphs[handle] = executor
+        return handle
+
+    def executor(self, handle: str) -> Executor:
+        ex = self._graphs.get(handle)
+        if ex is None:
+            raise errors.AbortedError(None, None, f"Graph handle {handle} is not registered")
+        return ex
+
+    def deregister_graph(self, handle: str) -> None:
+        with self._lock:
+            self._graphs.pop(handle, None)
+
+    def run_graph(self, handle, step_id, args, options, ctx=None):
+        ex = self.executor(handle)
+        if ctx is None:
+            ctx = StepContext(step_id, timeout_s=options.get("timeout_s"))
+        stats = None
+        if options.get("trace"):
+            stats = ctx.stats = StatsCollector(ex.plan.device, ex.plan)
+        out = ex.run(args, ctx)
+        return out, (stats.to_dict() if stats is not None else None)
+
+    def cleanup_all(self, containers=None) -> None:
+        for dev in self.devices.values():
+            dev.resources.clear(containers)
