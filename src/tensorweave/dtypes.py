@@ -216,7 +216,8 @@ _ALIASES = {
 }
 
 _NP_TO_DTYPE: dict[np.dtype, DType] = {
-    d._np: d for d in _BY_ENUM.values() if d._np is not None and not d.is_ref_dtype and d._enum < 20
+    d._np: d for d in _BY_ENUM.values()
+    if d._np is not None and not d.is_ref_dtype and d._enum not in (7, 20, 21)
 }
 _NP_TO_DTYPE[np.dtype(object)] = string
 for _k in (np.dtype("U"), np.dtype("S")):
@@ -250,6 +251,7 @@ def as_dtype(type_value) -> DType:
     if npd is not None:
         if npd.kind in "USO":
             return string
+        npd = npd.newbyteorder("=") if npd.byteorder not in ("=", "|") else npd
         if npd in _NP_TO_DTYPE:
             return _NP_TO_DTYPE[npd]
     raise TypeError(f"Cannot convert {type_value!r} to a tensorweave DType.")

@@ -1,0 +1,1 @@
+"""Our protobuf messages (TensorFlow's field numbers, package `tensorweave`); IR mapping."""
