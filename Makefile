@@ -24,8 +24,11 @@ test: install
 test-fast: install
 	$(BIN)/python -m pytest -m "not slow and not multiprocess"
 
+# PEER_PYTHON: a Python with TensorFlow (../shared/peers/setup_tf_peer.sh); used when it exists.
+PEER_PYTHON ?= $(wildcard $(HOME)/.cache/tensorweave-tf-peer/bin/python)
+
 bench: install
-	$(BIN)/python -m benchmarks.run
+	PEER_PYTHON="$(PEER_PYTHON)" $(BIN)/python -m benchmarks.run
 
 # NOTE: google/protobuf/*.proto (any.proto) ship inside grpc_tools; gRPC stubs only for
 # files that declare a service, so plain message files get no empty *_pb2_grpc.py.

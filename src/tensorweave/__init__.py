@@ -6,6 +6,7 @@ re-exports; each name lives in the module the layout table of DESIGN.md names.
 
 from tensorweave import ops as _ops  # noqa: F401  (registers ops and kernels)
 from tensorweave import errors
+from tensorweave.autodiff.registry import NotDifferentiable, RegisterGradient
 from tensorweave.client.session import InteractiveSession, Session, get_default_session
 from tensorweave.dtypes import *  # noqa: F403
 from tensorweave.dtypes import DType, as_dtype
@@ -24,6 +25,11 @@ from tensorweave.framework.tensor_conversion import (
 from tensorweave.ops.array_ops import identity, placeholder, placeholder_with_default
 from tensorweave.ops.constant_op import constant
 from tensorweave.ops.math_ops import add, sin
+from tensorweave.ops.registry import register_op
+from tensorweave.proto.config_pb2 import (
+    ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions,
+)
+from tensorweave.runtime.kernels.registry import register_kernel
 from tensorweave.shapes import Dimension, TensorShape
 
 __version__ = "0.1.0"

@@ -54,13 +54,15 @@ class FetchMapper:
                 return lambda vals, subs=subs, rb=rebuild: rb([s(vals) for s in subs])
         if isinstance(f, (list, tuple)) and not isinstance(f, str):
             subs = [self._mapper(x) for x in f]
+            ctor = type(f)
             if hasattr(f, "_fields"):
-                return lambda vals, subs=subs, t=type(f): t(*[s(vals) for s in subs])
+                return lambda vals, subs=subs, t=ctor: t(*[s(vals) for s in subs])
             kind = list if isinstance(f, list) else tuple
             return lambda vals, subs=subs, kind=kind: kind(s(vals) for s in subs)
         if isinstance(f, dict):
             subs = {k: self._mapper(v) for k, v in f.items()}
-            return lambda vals, subs=subs, t=type(f): t((k, s(vals)) for k, s in subs.items())
+            ctor = type(f)
+            return lambda vals, subs=subs, t=ctor: t((k, s(vals)) for k, s in subs.items())
         return self._leaf(f)
 
     def _leaf(self, f):

@@ -10,8 +10,6 @@ import contextlib
 import threading
 from collections.abc import Iterator
 
-from tensorweave import errors
-
 
 class GraphKeys:
     """Standard collection names (TF's strings)."""
@@ -71,6 +69,7 @@ class Graph:
         self._lock = threading.RLock()
         self._functions: dict = {}
         self._gradient_overrides: dict[str, str] = {}
+        self._control_flow_context = None  # a CondContext/WhileContext while building one
         self.scopes = ScopeState(self)
 
     # -- default graph ----------------------------------------------------------------------
@@ -327,5 +326,3 @@ def get_collection(key, scope=None) -> list:
 def get_collection_ref(key) -> list:
     return get_default_graph().get_collection_ref(key)
 
-
-_ = errors  # errors is part of this module's contract for callers raising graph errors

@@ -45,15 +45,25 @@ def create_op(op_def: OpDef, args, kwargs, name=None, graph=None) -> Operation:
 
 
 def add_op(graph, op_def: OpDef, name, inputs, attrs, out_dtypes) -> Operation:
-    """Adds an op whose inputs are Tensors and whose attrs are complete; runs its shape fn."""
+    """Adds an op whose inputs are Tensors and whose attrs are complete; runs its shape fn.
+
+    When a control-flow context is active (`graph._control_flow_context`, set by cond and
+    while_loop), it may rewrite the inputs first (`rewrite_inputs(op_def, inputs)`, e.g. to
+    route an outside tensor through a Switch or Enter) and sees the new op (`add_op(op)`).
+    """
     graph._check_not_finalized()
     op_name = graph.unique_name(name or op_def.name)
+    cf = graph._control_flow_context
+    if cf is not None:
+        inputs = cf.rewrite_inputs(op_def, inputs)
     shapes = _infer_shapes(op_def, op_name, inputs, attrs, len(out_dtypes))
     op = Operation(graph, op_def, op_name, op_def.name, inputs, attrs, out_dtypes, user_site())
     for t, s in zip(op._outputs, shapes):
         t._shape = s
     graph.scopes.apply(op, {t.op for t in inputs})
     graph._add_op(op)
+    if cf is not None:
+        cf.add_op(op)
     return op
 
 

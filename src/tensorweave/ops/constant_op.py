@@ -84,7 +84,8 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
 
     out_dtype = dtypes.as_dtype(dtype).base_dtype if dtype is not None else \
         dtypes.as_dtype(arr.dtype)
-    arr = np.array(arr, copy=True)  # NOTE: the graph owns its constants; the caller's array may change
+    # NOTE: the graph owns its constants; the caller's array may change later.
+    arr = np.array(arr, copy=True)
     arr.flags.writeable = False
     op = add_op(get_default_graph(), OPS.lookup("Const"), name, [],
                 {"value": arr, "dtype": out_dtype}, [out_dtype])

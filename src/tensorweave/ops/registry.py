@@ -193,7 +193,7 @@ def _dtype_from_spec(word: str) -> dtypes.DType:
     return dtypes.as_dtype({"half": "float16"}.get(word, word))
 
 
-_ATTR_RE = re.compile(r"^\s*(\w+)\s*:\s*(.+?)\s*(?:=\s*(.+?))?\s*$")
+_ATTR_RE = re.compile(r"^\s*(\w+)\s*:\s*(.+?)\s*(?:(?<![<>])=\s*(.+?))?\s*$")
 
 
 def parse_attr(spec: str) -> AttrSpec:

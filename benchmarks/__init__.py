@@ -1,0 +1,1 @@
+"""The benchmark suite: `make bench` (python -m benchmarks.run) writes BENCHMARKS.md."""

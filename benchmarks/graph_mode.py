@@ -1,0 +1,141 @@
+"""tensorweave on the graphs of ../shared/peers/tf_graph_mode.py (same graphs, same timing).
+
+Prints one JSON object with the same keys as the TensorFlow peer. A section whose API is not
+available yet is left out (and shows as "—" in BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import numpy as np
+
+import tensorweave as tf
+
+
+def timeit(fn, n, warm=20):
+    for _ in range(warm):
+        fn()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t) / n
+
+
+def run_latency(res):
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.placeholder(tf.float32, [])
+        b = a + 1.0
+        s = tf.Session()
+        res["run_latency_add_us"] = timeit(lambda: s.run(b, {a: 1.0}), 2000) * 1e6
+        one = np.float32(1.0)
+        res["run_latency_add_npfeed_us"] = timeit(lambda: s.run(b, {a: one}), 2000) * 1e6
+        c = tf.constant(1.0) + 1.0
+        res["run_latency_const_us"] = timeit(lambda: s.run(c), 2000) * 1e6
+
+
+def chains(res):
+    for n in (100, 1000):
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float32, [])
+            y = x
+            for _ in range(n):
+                y = tf.sin(y)
+            s = tf.Session()
+            t = timeit(lambda s=s, y=y, x=x: s.run(y, {x: 1.0}), 200)
+            res[f"chain{n}_run_us"] = t * 1e6
+            res[f"chain{n}_per_op_us"] = t * 1e6 / n
+
+
+def mlp_step(batch, hidden):
+    from sklearn.datasets import load_digits
+
+    X, Y = load_digits(return_X_y=True)
+    X = (X / 16.0).astype(np.float32)
+    Y = Y.astype(np.int64)
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(0)
+        x = tf.placeholder(tf.float32, [None, 64])
+        y = tf.placeholder(tf.int64, [None])
+        h = tf.layers.dense(x, hidden, tf.nn.relu)
+        h = tf.layers.dense(h, hidden, tf.nn.relu)
+        logits = tf.layers.dense(h, 10)
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        s = tf.Session()
+        s.run(tf.global_variables_initializer())
+        idx = np.arange(batch) % len(X)
+        fd = {x: X[idx], y: Y[idx]}
+        return timeit(lambda: s.run(train, fd), 200)
+
+
+def mlps(res):
+    res["mlp_b128_h256_step_ms"] = mlp_step(128, 256) * 1e3
+    res["mlp_b1024_h1024_step_ms"] = mlp_step(1024, 1024) * 1e3
+
+
+def cnn(res):
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(0)
+        x = tf.placeholder(tf.float32, [None, 28, 28, 1])
+        y = tf.placeholder(tf.int64, [None])
+        h = tf.layers.conv2d(x, 32, 3, activation=tf.nn.relu, padding="same")
+        h = tf.layers.max_pooling2d(h, 2, 2)
+        h = tf.layers.conv2d(h, 64, 3, activation=tf.nn.relu, padding="same")
+        h = tf.layers.max_pooling2d(h, 2, 2)
+        h = tf.layers.flatten(h)
+        h = tf.layers.dense(h, 128, tf.nn.relu)
+        logits = tf.layers.dense(h, 10)
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        s = tf.Session()
+        s.run(tf.global_variables_initializer())
+        rng = np.random.default_rng(0)
+        fd = {x: rng.random((64, 28, 28, 1), dtype=np.float32), y: rng.integers(0, 10, 64)}
+        res["cnn_b64_28x28_step_ms"] = timeit(lambda: s.run(train, fd), 20, warm=3) * 1e3
+
+
+def big_graph(res):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [8])
+        ys = [x]
+        for i in range(10000):
+            a = ys[-1]
+            b = ys[-2] if len(ys) > 1 else x
+            ys.append(tf.sin(a) * 0.5 + tf.cos(b) if i % 3 == 0 else tf.tanh(a + b))
+        t = time.perf_counter()
+        s = tf.Session()
+        s.run(ys[-1], {x: np.ones(8, np.float32)})
+        res["big_graph_30k_first_run_s"] = time.perf_counter() - t
+        res["big_graph_30k_steady_run_ms"] = timeit(
+            lambda: s.run(ys[-1], {x: np.ones(8, np.float32)}), 10, warm=2) * 1e3
+
+
+SECTIONS = [run_latency, chains, mlps, cnn, big_graph]
+
+
+def main() -> None:
+    res: dict = {}
+    skipped = {}
+    for section in SECTIONS:
+        try:
+            section(res)
+        except (AttributeError, ImportError, NotImplementedError) as e:
+            skipped[section.__name__] = f"{type(e).__name__}: {e}"
+    out = {k: round(v, 3) for k, v in res.items()}
+    if skipped:
+        out["_skipped"] = skipped
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

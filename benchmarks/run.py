@@ -1,0 +1,118 @@
+"""Runs the benchmark suite beside its peers and writes BENCHMARKS.md.
+
+Each script runs in its own process and prints one JSON object: ours (benchmarks/*.py), the
+numpy floor (../shared/peers/numpy_floor.py, with our Python) and, when PEER_PYTHON names a
+Python with TensorFlow (../shared/peers/setup_tf_peer.sh), the TensorFlow peer — all in the
+same run, so the ratios compare like with like on a noisy machine.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PEERS = ROOT.parent / "shared" / "peers"
+
+# (label, our key, TF key, numpy-floor key, target as a ratio to TF or None, target text)
+ROWS = [
+    ("session.run, fed scalar add (µs)", "run_latency_add_us", "run_latency_add_us", None,
+     0.2, "≤ 0.2× TF"),
+    ("session.run, numpy-scalar feed (µs)", "run_latency_add_npfeed_us",
+     "run_latency_add_npfeed_us", None, None, ""),
+    ("session.run, constant add (µs)", "run_latency_const_us", "run_latency_const_us", None,
+     None, ""),
+    ("1000-op sin chain, per op (µs)", "chain1000_per_op_us", "chain1000_per_op_us",
+     "np_sin_scalar_per_op_us", None, "≤ 1.0 µs/op"),
+    ("100-op sin chain, whole run (µs)", "chain100_run_us", "chain100_run_us", None, None, ""),
+    ("30k-node graph, first run (s)", "big_graph_30k_first_run_s", "big_graph_30k_first_run_s",
+     None, 0.3, "≤ 0.3× TF"),
+    ("30k-node graph, steady run (ms)", "big_graph_30k_steady_run_ms",
+     "big_graph_30k_steady_run_ms", None, 2.0, "≤ 2× TF"),
+    ("MLP 64-256-256-10 b128 Adam step (ms)", "mlp_b128_h256_step_ms", "mlp_b128_h256_step_ms",
+     "np_mlp_b128_h256_step_ms", 1.2, "≤ 1.2× TF"),
+    ("MLP 64-1024-1024-10 b1024 step (ms)", "mlp_b1024_h1024_step_ms",
+     "mlp_b1024_h1024_step_ms", "np_mlp_b1024_h1024_step_ms", 1.1, "≤ 1.1× TF"),
+    ("CNN 28×28 b64 Adam step (ms)", "cnn_b64_28x28_step_ms", "cnn_b64_28x28_step_ms",
+     "np_cnn_b64_28x28_step_ms", 2.0, "≤ 2× TF"),
+]
+
+
+def run_json(python: str, script: Path | str, module: bool = False, env=None) -> dict:
+    cmd = [python, "-m", str(script)] if module else [python, str(script)]
+    e = dict(os.environ, **(env or {}))
+    try:
+        out = subprocess.run(cmd, cwd=ROOT if module else Path(script).parent, env=e,
+                             capture_output=True, text=True, timeout=1800)
+    except subprocess.TimeoutExpired:
+        return {"_error": f"{script}: timed out"}
+    if out.returncode != 0:
+        return {"_error": f"{script}: exit {out.returncode}: {out.stderr.strip()[-600:]}"}
+    return json.loads(out.stdout[out.stdout.index("{"):])
+
+
+def fmt(v) -> str:
+    if v is None:
+        return "—"
+    return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
+
+
+def render(ours: dict, tf: dict, floor: dict, peer: str | None) -> str:
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Written by `make bench` on {datetime.date.today()} ({platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}). All columns come from one "
+        "run on the same machine; compare the ratios, not absolute times from other runs.",
+        f"TensorFlow peer: {_peer_text(peer)}. numpy floor: ../shared/peers/numpy_floor.py (hand-written numpy, no graph).",
+        "",
+        "| figure | tensorweave | TensorFlow | ours / TF | numpy floor | target | met |",
+        "|---|---:|---:|---:|---:|---|:-:|",
+    ]
+    for label, key, tf_key, floor_key, target, target_text in ROWS:
+        v, t = ours.get(key), tf.get(tf_key)
+        f = floor.get(floor_key) if floor_key else None
+        ratio = v / t if v is not None and t else None
+        met = _met(key, v, ratio, target)
+        lines.append(f"| {label} | {fmt(v)} | {fmt(t)} | {fmt(ratio) + '×' if ratio else '—'} "
+                     f"| {fmt(f)} | {target_text} | {met} |")
+    for name, d in (("ours", ours), ("TensorFlow", tf), ("numpy floor", floor)):
+        for k, why in d.get("_skipped", {}).items():
+            lines.append(f"\n- {name}: section `{k}` not measured — {why}")
+        if "_error" in d:
+            lines.append(f"\n- {name}: {d['_error']}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _peer_text(peer) -> str:
+    return f"`{peer}` (TF 2.21, tf.compat.v1)" if peer else "not measured (set PEER_PYTHON)"
+
+
+def _met(key, v, ratio, target) -> str:
+    if key == "chain1000_per_op_us" and v is not None:
+        return "yes" if v <= 1.0 else "no"
+    if target is None or ratio is None:
+        return ""
+    return "yes" if ratio <= target else "no"
+
+
+def main() -> None:
+    ours = run_json(sys.executable, "benchmarks.graph_mode", module=True)
+    floor = run_json(sys.executable, PEERS / "numpy_floor.py")
+    peer = os.environ.get("PEER_PYTHON")
+    tf = run_json(peer, PEERS / "tf_graph_mode.py", env={"TF_USE_LEGACY_KERAS": "1"}) \
+        if peer else {}
+    (ROOT / "BENCHMARKS.md").write_text(render(ours, tf, floor, peer))
+    raw = {"ours": ours, "tensorflow": tf, "numpy_floor": floor}
+    (ROOT / "benchmarks" / "last_run.json").write_text(json.dumps(raw, indent=1))
+    print((ROOT / "BENCHMARKS.md").read_text())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Autodiff: gradient functions per op type, and `gradients()` (built on them)."""

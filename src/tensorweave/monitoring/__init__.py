@@ -1,0 +1,1 @@
+"""Monitoring: step stats, timelines, summaries and the resource watcher."""

@@ -1,0 +1,184 @@
+"""Session.run: fetch structures, feeds, errors, callables, metadata, lifetime."""
+
+import collections
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+
+
+def _add_graph():
+    a = tf.placeholder(tf.float32, [None, 3], name="a")
+    b = a + 1.0
+    return a, b
+
+
+def test_fetch_structures_come_back_in_shape():
+    a, b = _add_graph()
+    P = collections.namedtuple("P", "x y")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with tf.Session() as s:
+        out = s.run({"b": b, "pair": P(a, [b, (a,)])}, {a: x})
+    assert isinstance(out["pair"], P)
+    np.testing.assert_array_equal(out["b"], x + 1)
+    np.testing.assert_array_equal(out["pair"].x, x)
+    assert isinstance(out["pair"].y, list) and isinstance(out["pair"].y[1], tuple)
+
+
+def test_fetch_by_name_and_feed_by_name():
+    a, b = _add_graph()
+    with tf.Session() as s:
+        got = s.run("add:0", {"a:0": np.zeros((1, 3))})
+    np.testing.assert_array_equal(got, np.ones((1, 3), np.float32))
+    assert got.dtype == np.float32
+
+
+def test_operation_fetch_returns_none():
+    a, b = _add_graph()
+    with tf.Session() as s:
+        assert s.run(b.op, {a: np.zeros((1, 3))}) is None
+
+
+def test_scalar_result_is_numpy_scalar():
+    c = tf.constant(2.0) + 1.0
+    with tf.Session() as s:
+        v = s.run(c)
+    assert isinstance(v, np.float32) and v == 3.0
+
+
+def test_any_tensor_can_be_fed_and_prunes_its_inputs():
+    a, b = _add_graph()
+    c = b + 2.0
+    with tf.Session() as s:
+        # a is not fed: feeding b cuts it off, so no placeholder error
+        np.testing.assert_array_equal(s.run(c, {b: np.ones((2, 3))}), 3 * np.ones((2, 3)))
+
+
+def test_feed_shape_mismatch_is_value_error():
+    a, b = _add_graph()
+    with tf.Session() as s, pytest.raises(ValueError, match=r"Cannot feed value of shape"):
+        s.run(b, {a: np.zeros((2, 4))})
+
+
+def test_feed_value_converted_to_dtype():
+    a, b = _add_graph()
+    with tf.Session() as s:
+        out = s.run(b, {a: [[1, 2, 3]]})
+    assert out.dtype == np.float32
+
+
+def test_feed_tensor_value_rejected():
+    a, b = _add_graph()
+    with tf.Session() as s, pytest.raises(TypeError, match="cannot be a tf.Tensor"):
+        s.run(b, {a: b})
+
+
+def test_unfed_placeholder_names_it_and_the_chain():
+    a, b = _add_graph()
+    c = tf.identity(b, name="out")
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(c)
+    msg = str(e.value)
+    assert "placeholder tensor 'a'" in msg
+    assert "a (Placeholder) -> add (AddV2) -> out (Identity) -> (fetch)" in msg
+    assert "test_session.py" in msg  # where the user created it
+
+
+def test_fetch_of_fed_tensor_returns_feed():
+    a, b = _add_graph()
+    x = np.ones((1, 3), np.float32)
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(a, {a: x}), x)
+
+
+def test_nothing_to_fetch():
+    with tf.Session() as s, pytest.raises(TypeError):
+        s.run(None)
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError, match="at least one"):
+        s.run([])
+
+
+def test_closed_session_raises():
+    s = tf.Session()
+    s.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        s.run(tf.constant(1))
+
+
+def test_graph_grows_after_run():
+    a, b = _add_graph()
+    with tf.Session() as s:
+        s.run(b, {a: np.zeros((1, 3))})
+        c = b + 5.0
+        np.testing.assert_array_equal(s.run(c, {a: np.zeros((1, 3))}), 6 * np.ones((1, 3)))
+
+
+def test_fetched_constant_is_not_aliased():
+    c = tf.constant([1.0, 2.0])
+    with tf.Session() as s:
+        v = s.run(c)
+        v[0] = 100.0
+        np.testing.assert_array_equal(s.run(c), [1.0, 2.0])
+
+
+def test_make_callable():
+    a, b = _add_graph()
+    with tf.Session() as s:
+        f = s.make_callable([b], [a])
+        out = f(np.ones((2, 3)))
+    np.testing.assert_array_equal(out[0], 2 * np.ones((2, 3)))
+
+
+def test_eval_and_run_use_default_session():
+    a, b = _add_graph()
+    with tf.Session():
+        np.testing.assert_array_equal(b.eval({a: np.zeros((1, 3))}), np.ones((1, 3)))
+    with pytest.raises(ValueError, match="No default session"):
+        b.eval({a: np.zeros((1, 3))})
+
+
+def test_interactive_session_installs_itself():
+    c = tf.constant(3)
+    s = tf.InteractiveSession()
+    try:
+        assert c.eval() == 3
+    finally:
+        s.close()
+
+
+def test_run_metadata_has_step_stats_per_node():
+    a, b = _add_graph()
+    meta = tf.RunMetadata()
+    opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    with tf.Session() as s:
+        s.run(b, {a: np.zeros((4, 3))}, options=opts, run_metadata=meta)
+    nodes = {n.node_name: n for d in meta.step_stats.dev_stats for n in d.node_stats}
+    assert "add" in nodes
+    out = nodes["add"].output[0].tensor_description
+    assert [d.size for d in out.shape.dim] == [4, 3]
+    assert out.allocation_description.requested_bytes == 48
+    assert nodes["add"].all_start_micros > 0
+
+
+def test_partition_graphs_in_metadata():
+    a, b = _add_graph()
+    meta = tf.RunMetadata()
+    opts = tf.RunOptions(output_partition_graphs=True)
+    with tf.Session() as s:
+        s.run(b, {a: np.zeros((1, 3))}, options=opts, run_metadata=meta)
+    ops = {n.op for g in meta.partition_graphs for n in g.node}
+    assert {"_Arg", "_Retval", "AddV2"} <= ops and "Placeholder" not in ops
+
+
+def test_list_devices():
+    with tf.Session() as s:
+        devs = s.list_devices()
+    assert devs[0].name == "/job:localhost/replica:0/task:0/device:CPU:0"
+    assert devs[0].device_type == "CPU"
+
+
+def test_config_proto_accepted():
+    cfg = tf.ConfigProto(inter_op_parallelism_threads=2, allow_soft_placement=True)
+    with tf.Session(config=cfg) as s:
+        assert s.run(tf.constant(1) + 1) == 2
