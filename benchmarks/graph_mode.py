@@ -51,7 +51,7 @@ def chains(res):
             res[f"chain{n}_per_op_us"] = t * 1e6 / n
 
 
-def mlp_step(batch, hidden):
+def mlp_step(batch, hidden, config=None):
     from sklearn.datasets import load_digits
 
     X, Y = load_digits(return_X_y=True)
@@ -68,19 +68,42 @@ def mlp_step(batch, hidden):
         loss = tf.reduce_mean(
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
         train = tf.train.AdamOptimizer(1e-3).minimize(loss)
-        s = tf.Session()
+        s = tf.Session(config=config)
         s.run(tf.global_variables_initializer())
         idx = np.arange(batch) % len(X)
         fd = {x: X[idx], y: Y[idx]}
         return timeit(lambda: s.run(train, fd), 200)
 
 
+NO_FUSION = {"disabled_passes": ["remapper"]}
+
+
 def mlps(res):
     res["mlp_b128_h256_step_ms"] = mlp_step(128, 256) * 1e3
+    res["mlp_b128_h256_step_nofusion_ms"] = mlp_step(128, 256, NO_FUSION) * 1e3
     res["mlp_b1024_h1024_step_ms"] = mlp_step(1024, 1024) * 1e3
 
 
 def cnn(res):
+    res["cnn_b64_28x28_step_ms"] = cnn_step() * 1e3
+    res["cnn_b64_28x28_step_nofusion_ms"] = cnn_step(NO_FUSION) * 1e3
+
+
+def wide_matmuls(res):
+    """16 independent 128×128 matmul+tanh branches: inter-op threads 1 vs 2."""
+    for threads, key in ((1, "wide_matmul_1thread_ms"), (2, "wide_matmul_ms")):
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float32, [128, 128])
+            rng = np.random.default_rng(0)
+            ws = [tf.constant(rng.random((128, 128), dtype=np.float32)) for _ in range(16)]
+            out = tf.add_n([tf.tanh(tf.matmul(x, w)) for w in ws])
+            s = tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=threads))
+            fd = {x: rng.random((128, 128), dtype=np.float32)}
+            res[key] = timeit(lambda s=s, out=out, fd=fd: s.run(out, fd), 200, warm=10) * 1e3
+
+
+def cnn_step(config=None):
     g = tf.Graph()
     with g.as_default():
         tf.set_random_seed(0)
@@ -96,11 +119,11 @@ def cnn(res):
         loss = tf.reduce_mean(
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
         train = tf.train.AdamOptimizer(1e-3).minimize(loss)
-        s = tf.Session()
+        s = tf.Session(config=config)
         s.run(tf.global_variables_initializer())
         rng = np.random.default_rng(0)
         fd = {x: rng.random((64, 28, 28, 1), dtype=np.float32), y: rng.integers(0, 10, 64)}
-        res["cnn_b64_28x28_step_ms"] = timeit(lambda: s.run(train, fd), 20, warm=3) * 1e3
+        return timeit(lambda: s.run(train, fd), 20, warm=3)
 
 
 def big_graph(res):
@@ -120,7 +143,24 @@ def big_graph(res):
             lambda: s.run(ys[-1], {x: np.ones(8, np.float32)}), 10, warm=2) * 1e3
 
 
-SECTIONS = [run_latency, chains, mlps, cnn, big_graph]
+def big_graph_unoptimized(res):
+    cfg = {"disabled_passes": ["constant_folding", "arithmetic", "cse", "dependency",
+                               "remapper"]}
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [8])
+        ys = [x]
+        for i in range(10000):
+            a = ys[-1]
+            b = ys[-2] if len(ys) > 1 else x
+            ys.append(tf.sin(a) * 0.5 + tf.cos(b) if i % 3 == 0 else tf.tanh(a + b))
+        s = tf.Session(config=cfg)
+        s.run(ys[-1], {x: np.ones(8, np.float32)})
+        res["big_graph_30k_steady_nopasses_ms"] = timeit(
+            lambda: s.run(ys[-1], {x: np.ones(8, np.float32)}), 10, warm=2) * 1e3
+
+
+SECTIONS = [run_latency, chains, mlps, cnn, wide_matmuls, big_graph, big_graph_unoptimized]
 
 
 def main() -> None:

@@ -42,6 +42,17 @@ ROWS = [
      "np_cnn_b64_28x28_step_ms", 2.0, "≤ 2× TF"),
 ]
 
+# (label, key with the feature, key without it): what a master feature buys, ours only
+GAINS = [
+    ("fusion (remapper), MLP b128 step", "mlp_b128_h256_step_ms",
+     "mlp_b128_h256_step_nofusion_ms"),
+    ("fusion (remapper), CNN b64 step", "cnn_b64_28x28_step_ms", "cnn_b64_28x28_step_nofusion_ms"),
+    ("inter-op parallelism (2 threads), 16 independent 128² matmul+tanh", "wide_matmul_ms",
+     "wide_matmul_1thread_ms"),
+    ("all passes, 30k-node graph steady run", "big_graph_30k_steady_run_ms",
+     "big_graph_30k_steady_nopasses_ms"),
+]
+
 
 def run_json(python: str, script: Path | str, module: bool = False, env=None) -> dict:
     cmd = [python, "-m", str(script)] if module else [python, str(script)]
@@ -81,6 +92,12 @@ def render(ours: dict, tf: dict, floor: dict, peer: str | None) -> str:
         met = _met(key, v, ratio, target)
         lines.append(f"| {label} | {fmt(v)} | {fmt(t)} | {fmt(ratio) + '×' if ratio else '—'} "
                      f"| {fmt(f)} | {target_text} | {met} |")
+    lines += ["", "## What the master's features buy (tensorweave only)", "",
+              "| feature | with (ms) | without (ms) | speed-up |", "|---|---:|---:|---:|"]
+    for label, with_key, without_key in GAINS:
+        a, b = ours.get(with_key), ours.get(without_key)
+        gain = f"{b / a:.2f}×" if a and b else "—"
+        lines.append(f"| {label} | {fmt(a)} | {fmt(b)} | {gain} |")
     for name, d in (("ours", ours), ("TensorFlow", tf), ("numpy floor", floor)):
         for k, why in d.get("_skipped", {}).items():
             lines.append(f"\n- {name}: section `{k}` not measured — {why}")

@@ -40,7 +40,11 @@ class NodeDef:
         return [i[1:] for i in self.inputs if i.startswith("^")]
 
     def copy(self) -> NodeDef:
-        return NodeDef(self.name, self.op, list(self.inputs), self.device, dict(self.attrs))
+        """A copy whose inputs and attrs can be changed without touching this node."""
+        out = object.__new__(NodeDef)
+        out.__dict__ = {"name": self.name, "op": self.op, "inputs": list(self.inputs),
+                        "device": self.device, "attrs": dict(self.attrs)}
+        return out
 
 
 @dataclass
@@ -69,10 +73,14 @@ class FunctionDef:
 
 @dataclass
 class GraphDef:
+    """Nodes, functions, versions; `shapes` optionally holds each node's static output shapes
+    (tuples of int/None, or None for unknown rank) as the client inferred them."""
+
     nodes: list[NodeDef] = field(default_factory=list)
     library: list[FunctionDef] = field(default_factory=list)
     producer: int = PRODUCER_VERSION
     min_consumer: int = MIN_CONSUMER_VERSION
+    shapes: dict[str, list] = field(default_factory=dict)
 
     def node_map(self) -> dict[str, NodeDef]:
         return {n.name: n for n in self.nodes}

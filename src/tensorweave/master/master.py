@@ -11,11 +11,15 @@ from __future__ import annotations
 import abc
 import itertools
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from tensorweave import errors, ir
-from tensorweave.master.place import place
+from tensorweave.master.partition import partition
+from tensorweave.master.passes import PassContext, disabled_from_config, optimize
+from tensorweave.master.place import Placement, place
 from tensorweave.master.prune import prune
+from tensorweave.runtime.rendezvous import Rendezvous
 from tensorweave.runtime.step import StepContext
 from tensorweave.runtime.worker import LocalWorker, WorkerInterface
 
@@ -70,7 +74,7 @@ class _Partition:
 @dataclass
 class _Callable:
     feed_dtypes: list
-    partitions: list[_Partition]
+    partitions: list[_Partition]  # the client device's partition (args, retvals) first
     run_fast: object = None       # the single partition's executor.run, when there is one
 
 
@@ -81,10 +85,19 @@ class _MasterSession:
     devices: list[str]
     nodes: dict[str, ir.NodeDef] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
-    placement: dict[str, str] = field(default_factory=dict)
+    shapes: dict[str, list] = field(default_factory=dict)
+    placement: Placement = field(default_factory=Placement)
     cache: dict = field(default_factory=dict)
     callables: dict[int, _Callable] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    pool: ThreadPoolExecutor | None = None
+    passes: tuple = (set(), None)   # (disabled pass names, explicit pass list or None)
+
+    def run_pool(self) -> ThreadPoolExecutor:
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(max_workers=max(len(self.devices), 2),
+                                           thread_name_prefix="tw-partition")
+        return self.pool
 
 
 class LocalMaster(MasterInterface):
@@ -102,8 +115,12 @@ class LocalMaster(MasterInterface):
 
         n_cpu = int(config.get("device_count", {}).get("CPU", 1) or 1)
         devices = local_device_names(cpus=n_cpu)
-        sess = _MasterSession(config, LocalWorker(devices), devices)
-        _add_nodes(sess, graph_def.nodes)
+        # NOTE: 0 means one thread here, unlike TF: numpy's BLAS already uses every core, and
+        # a pool only paid off for mid-sized independent work (BENCHMARKS.md).
+        inter_op = int(config.get("inter_op_parallelism_threads") or 0)
+        sess = _MasterSession(config, LocalWorker(devices, inter_op), devices)
+        sess.passes = disabled_from_config(config)
+        _add_nodes(sess, graph_def)
         with self._lock:
             handle = f"s{next(self._ids)}"
             self._sessions[handle] = sess
@@ -118,7 +135,7 @@ class LocalMaster(MasterInterface):
     def extend_session(self, handle, graph_def) -> None:
         sess = self._session(handle)
         with sess.lock:
-            _add_nodes(sess, graph_def.nodes)
+            _add_nodes(sess, graph_def)
 
     def list_devices(self, handle) -> list[dict]:
         return self._session(handle).worker.get_status()
@@ -127,7 +144,10 @@ class LocalMaster(MasterInterface):
         with self._lock:
             sess = self._sessions.pop(handle, None)
         if sess is not None:
+            if sess.pool is not None:
+                sess.pool.shutdown(wait=False)
             sess.worker.cleanup_all()
+            sess.worker.close()
 
     def reset(self, containers=None) -> None:
         for sess in list(self._sessions.values()):
@@ -147,24 +167,36 @@ class LocalMaster(MasterInterface):
 
     def _build(self, sess: _MasterSession, feeds, fetches, targets) -> _Callable:
         client = sess.devices[0]
+        place(sess.nodes, sess.order, sess.devices, sess.placement,
+              bool(sess.config.get("allow_soft_placement")),
+              bool(sess.config.get("log_device_placement")))
         pruned = prune(sess.nodes, sess.order, feeds, fetches, targets, client)
-        sess.placement = place(pruned.graph.nodes, sess.devices,
-                               bool(sess.config.get("allow_soft_placement")), sess.placement)
-        by_device: dict[str, list] = {}
-        for n in pruned.graph.nodes:
-            by_device.setdefault(sess.placement[n.name], []).append(n)
-        if len(by_device) > 1:
-            raise errors.UnimplementedError(
-                None, None, "Running one step across several devices needs the partitioner "
-                            f"(devices used: {sorted(by_device)})")
+        if len(sess.devices) == 1:  # NOTE: one device: nothing to write down or split
+            for n in pruned.graph.nodes:
+                if n.op not in ("_Arg", "_Retval"):
+                    sess.placement.device_of(n.name)  # raises a recorded placement error
+            placed = ir.GraphDef(nodes=pruned.graph.nodes, library=pruned.graph.library,
+                                 shapes=sess.shapes)
+            graphs = {client: self._optimize(sess, placed, set(targets))}
+        else:
+            placed = ir.GraphDef(nodes=[_placed(n, client, sess.placement)
+                                        for n in pruned.graph.nodes],
+                                 library=pruned.graph.library, shapes=sess.shapes)
+            optimized = self._optimize(sess, placed, set(targets))
+            graphs = partition(optimized, {n.name: n.device for n in optimized.nodes})
         parts = []
-        for dev, nodes in by_device.items():
-            g = ir.GraphDef(nodes=nodes, library=pruned.graph.library)
-            parts.append(_Partition(sess.worker, sess.worker.register_graph(g, dev), dev, g))
-        fast = None
-        if len(parts) == 1:
-            fast = sess.worker.executor(parts[0].handle).run
+        for dev in [client] + sorted(d for d in graphs if d != client):
+            if dev in graphs:
+                g = graphs[dev]
+                parts.append(_Partition(sess.worker, sess.worker.register_graph(g, dev), dev, g))
+        fast = sess.worker.executor(parts[0].handle).run if len(parts) == 1 else None
         return _Callable(pruned.feed_dtypes, parts, fast)
+
+    @staticmethod
+    def _optimize(sess: _MasterSession, graph: ir.GraphDef, keep: set[str]) -> ir.GraphDef:
+        disabled, only = sess.passes
+        ctx = PassContext(keep=keep, disabled=disabled)
+        return optimize(graph, ctx, only)
 
     def run_callable(self, handle, callable_id, feed_values, options=None):
         sess = self._sessions.get(handle)
@@ -172,19 +204,38 @@ class LocalMaster(MasterInterface):
             raise errors.AbortedError(None, None, f"Session {handle} is not found (closed?)")
         c = sess.callables[callable_id]
         timeout = _timeout_s(sess.config, options)
-        if options is None or not (options.get("trace") or options.get("partition_graphs")):
+        traced = options is not None and bool(options.get("trace") or
+                                              options.get("partition_graphs"))
+        if c.run_fast is not None and not traced:
             ctx = StepContext(next(self._steps), timeout_s=timeout)
             return c.run_fast(feed_values, ctx), None
-        return self._run_traced(c, feed_values, options, timeout)
+        return self._run_partitions(sess, c, feed_values, options or {}, timeout)
 
-    def _run_traced(self, c: _Callable, feed_values, options, timeout):
-        p = c.partitions[0]
-        opts = {"trace": bool(options.get("trace")), "timeout_s": timeout}
-        values, stats = p.worker.run_graph(p.handle, next(self._steps), feed_values, opts)
-        meta: dict = {"step_stats": [stats] if stats else []}
+    def _run_partitions(self, sess, c: _Callable, feed_values, options, timeout):
+        """Runs every partition of one step concurrently; the first error aborts them all."""
+        step_id = next(self._steps)
+        rendezvous = Rendezvous()
+        opts = {"trace": bool(options.get("trace"))}
+        ctxs = [StepContext(step_id, rendezvous, timeout) for _ in c.partitions]
+        others = [sess.run_pool().submit(self._run_one, p, step_id, [], opts, ctx)
+                  for p, ctx in zip(c.partitions[1:], ctxs[1:])]
+        results = [self._run_one(c.partitions[0], step_id, feed_values, opts, ctxs[0])]
+        results += [f.result() for f in others]
+        if rendezvous.error is not None:
+            raise rendezvous.error
+        meta: dict = {"step_stats": [r[1] for r in results if r[1]]}
         if options.get("partition_graphs"):
-            meta["partition_graphs"] = [part.graph for part in c.partitions]
-        return values, meta
+            meta["partition_graphs"] = [p.graph for p in c.partitions]
+        return results[0][0], meta
+
+    @staticmethod
+    def _run_one(p: _Partition, step_id, args, opts, ctx):
+        """One partition's step; an error aborts the step's rendezvous (first error wins)."""
+        try:
+            return p.worker.run_graph(p.handle, step_id, args, opts, ctx)
+        except errors.OpError as e:
+            ctx.rendezvous.abort(e)
+            return e
 
     def release_callable(self, handle, callable_id) -> None:
         sess = self._session(handle)
@@ -195,8 +246,16 @@ class LocalMaster(MasterInterface):
             p.worker.deregister_graph(p.handle)
 
 
-def _add_nodes(sess: _MasterSession, nodes) -> None:
-    for n in nodes:
+def _placed(n: ir.NodeDef, client: str, placement: Placement) -> ir.NodeDef:
+    """A copy of `n` whose device is its placement (feeds and fetches on the client)."""
+    out = n.copy()
+    out.device = client if n.op in ("_Arg", "_Retval") else placement.device_of(n.name)
+    return out
+
+
+def _add_nodes(sess: _MasterSession, graph_def: ir.GraphDef) -> None:
+    sess.shapes.update(graph_def.shapes)
+    for n in graph_def.nodes:
         if n.name not in sess.nodes:
             sess.order.append(n.name)
         sess.nodes[n.name] = n

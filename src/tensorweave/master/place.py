@@ -1,43 +1,213 @@
-"""Placement: give every node a concrete device.
+"""Placement: give every node of the full graph a concrete device, once per graph version.
 
-A node's requested device (a possibly partial spec) must match one of the session's devices;
-unconstrained nodes go to the first device. With `allow_soft_placement`, a request that
-matches nothing falls back to the first device instead of failing.
+Rules, in order (TF's placer, simplified where TF is clumsy):
+1. Colocation groups: `_class` = ["loc:@x"] attrs, and reference edges (an Assign or Apply op
+   consuming a variable's ref) tie nodes together; a group goes to one device.
+2. Sticky: a node placed before keeps its device (variables never move), and so does its group.
+3. Constraints: the members' requested devices (partial specs) are merged; a conflict is an
+   error naming the chain of nodes that asked for each device.
+4. Kernels: the device type must have a kernel for every member's op.
+5. Soft placement (`allow_soft_placement`) drops the requested device when nothing matches.
+6. Unconstrained nodes: metadata ops (Shape, Size, Rank) follow their input; nodes without
+   inputs (constants, generators) follow their first consumer; the rest go to the first device.
+A node that cannot be placed is recorded, not raised: the error surfaces only if a step needs it.
 """
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass, field
+
 from tensorweave import errors, ir
+from tensorweave.ops.registry import OPS
 from tensorweave.runtime.device import DeviceSpec
+from tensorweave.runtime.kernels.registry import has_kernel
+
+METADATA_OPS = frozenset(["Shape", "ShapeN", "Size", "Rank"])
 
 
-def place(nodes: list[ir.NodeDef], devices: list[str], allow_soft: bool = False,
-          placed: dict[str, str] | None = None) -> dict[str, str]:
-    """Returns {node name: device name} for `nodes`; entries in `placed` are kept (sticky).
+@dataclass
+class Placement:
+    """{node: device} plus the errors of nodes that could not be placed."""
 
-    Raises:
-      InvalidArgumentError: a requested device matches none of `devices` (listed).
+    devices: dict[str, str] = field(default_factory=dict)
+    failed: dict[str, errors.OpError] = field(default_factory=dict)
+
+    def device_of(self, name: str) -> str:
+        if name in self.failed:
+            raise self.failed[name]
+        return self.devices[name]
+
+
+def place(nodes: dict[str, ir.NodeDef], order: list[str], devices: list[str],
+          placement: Placement, allow_soft: bool = False, log: bool = False) -> Placement:
+    """Places every node of `order` not yet in `placement` (which is updated and returned)."""
+    todo = [n for n in order if n not in placement.devices and n not in placement.failed]
+    if not todo:
+        return placement
+    if len(devices) == 1:
+        _place_single(nodes, todo, devices[0], placement, allow_soft)
+    else:
+        _place_groups(nodes, order, todo, devices, placement, allow_soft)
+    if log:
+        for n in todo:
+            if n in placement.devices:
+                print(f"{n}: ({nodes[n].op}): {placement.devices[n]}", file=sys.stderr)
+    return placement
+
+
+def _place_single(nodes, todo, device, placement, allow_soft) -> None:
+    """One device: every node goes there unless it asks for another or lacks a kernel.
+
+    NOTE: colocation cannot split anything on one device, so groups are not built.
     """
-    out = dict(placed or {})
+    spec = DeviceSpec.from_string(device)
+    for name in todo:
+        n = nodes[name]
+        if (n.device and not allow_soft and not DeviceSpec.from_string(n.device).matches(spec)) \
+                or not _kernel_ok(n.op, spec.device_type):
+            placement.failed[name] = _no_device(nodes, [name], [(name, n.device)] if n.device
+                                                else [], [device])
+        else:
+            placement.devices[name] = device
+
+
+def _place_groups(nodes, order, todo, devices, placement, allow_soft) -> None:
+    groups = _groups(nodes, order)
     specs = [DeviceSpec.from_string(d) for d in devices]
-    for n in nodes:
-        if n.name in out:
+    by_group: dict[str, list[str]] = {}
+    for n in order:
+        by_group.setdefault(groups.find(n), []).append(n)
+    chosen: dict[str, str] = {}
+    for root, members in by_group.items():
+        if any(m in placement.devices or m in placement.failed for m in members) and \
+                not any(m in todo for m in members):
             continue
-        out[n.name] = _choose(n, devices, specs, allow_soft)
+        _place_group(nodes, members, devices, specs, placement, allow_soft, chosen)
+    _place_followers(nodes, order, todo, placement, devices, chosen)
+
+
+class _UnionFind:
+    def __init__(self):
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        p = self.parent.setdefault(x, x)
+        while p != self.parent.setdefault(p, p):
+            self.parent[p] = self.parent[self.parent[p]]
+            p = self.parent[p]
+        return p
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def _groups(nodes, order) -> _UnionFind:
+    uf = _UnionFind()
+    for name in order:
+        n = nodes[name]
+        uf.find(name)
+        for loc in n.attrs.get("_class", []) or []:
+            other = loc[5:] if isinstance(loc, str) and loc.startswith("loc:@") else None
+            if other in nodes:
+                uf.union(name, other)
+        for src in _ref_sources(nodes, n):
+            uf.union(name, src)
+    return uf
+
+
+def _ref_sources(nodes, n: ir.NodeDef) -> list[str]:
+    """Producers whose ref output this node takes as a ref input (Assign ← VariableV2)."""
+    op_def = OPS.get(n.op)
+    if op_def is None or not any(s.is_ref for s in op_def.inputs):
+        return []
+    out = []
+    for spec, inp in zip(op_def.inputs, n.data_inputs()):
+        src = ir.parse_input(inp)[0]
+        if spec.is_ref and src in nodes:
+            out.append(src)
     return out
 
 
-def _choose(node: ir.NodeDef, devices, specs, allow_soft) -> str:
-    if not node.device:
-        return devices[0]
-    want = DeviceSpec.from_string(node.device)
-    for name, spec in zip(devices, specs):
-        if want.matches(spec):
-            return name
-    if allow_soft:
-        return devices[0]
-    raise errors.InvalidArgumentError(
-        node, None,
-        f"Cannot assign a device for operation {node.name}: {node.op} was explicitly assigned "
-        f"to {node.device} but available devices are [ {', '.join(devices)} ]. Make sure the "
-        "device specification refers to a valid device.")
+def _place_group(nodes, members, devices, specs, placement, allow_soft, chosen) -> None:
+    sticky = [placement.devices[m] for m in members if m in placement.devices]
+    if sticky:
+        for m in members:
+            placement.devices.setdefault(m, sticky[0])
+        return
+    requested = [(m, nodes[m].device) for m in members if nodes[m].device]
+    try:
+        want = _merge_requests(requested, members)
+        candidates = [d for d, s in zip(devices, specs) if want.matches(s)
+                      and all(_kernel_ok(nodes[m].op, s.device_type) for m in members)]
+        if not candidates and allow_soft:
+            candidates = [d for d, s in zip(devices, specs)
+                          if all(_kernel_ok(nodes[m].op, s.device_type) for m in members)]
+        if not candidates:
+            raise _no_device(nodes, members, requested, devices)
+    except errors.OpError as e:
+        for m in members:
+            placement.failed[m] = e
+        return
+    if not requested and len(members) == 1:
+        chosen[members[0]] = candidates[0]  # free to follow its input or consumer
+        return
+    for m in members:
+        placement.devices[m] = candidates[0]
+
+
+def _kernel_ok(op: str, device_type: str | None) -> bool:
+    return has_kernel(op, device_type or "CPU")
+
+
+def _merge_requests(requested, members) -> DeviceSpec:
+    spec = DeviceSpec()
+    first: dict[str, str] = {}
+    for name, dev in requested:
+        s = DeviceSpec.from_string(dev)
+        for field_name, value in s.__dict__.items():
+            have = getattr(spec, field_name)
+            if value is not None and have is not None and have != value:
+                raise errors.InvalidArgumentError(
+                    None, None,
+                    f"Cannot colocate nodes {first[field_name]} and {name}: conflicting "
+                    f"{field_name} ({have} vs {value}); colocation group: {sorted(members)}")
+            if value is not None:
+                first.setdefault(field_name, name)
+        spec = spec.merge_from(s)
+    return spec
+
+
+def _no_device(nodes, members, requested, devices) -> errors.OpError:
+    head = members[0]
+    asked = ", ".join(f"{m} → {d}" for m, d in requested) or "no device requested"
+    kernels = {nodes[m].op for m in members}
+    chain = f" (colocation group: {sorted(members)})" if len(members) > 1 else ""
+    return errors.InvalidArgumentError(
+        nodes[head], None,
+        f"Cannot assign a device for operation {head}: {asked}{chain}. Ops {sorted(kernels)} "
+        f"need kernels on the device. Available devices: [{', '.join(devices)}]. Make sure the "
+        "device specification refers to a valid device, or set allow_soft_placement.")
+
+
+def _place_followers(nodes, order, todo, placement, devices, chosen) -> None:
+    """Unconstrained nodes: metadata ops follow inputs, input-less nodes their consumers."""
+    consumers: dict[str, list[str]] = {}
+    for name in order:
+        for inp in nodes[name].inputs:
+            consumers.setdefault(ir.parse_input(inp)[0], []).append(name)
+    pending = [n for n in todo if n in chosen and n not in placement.devices]
+    for n in pending:
+        node = nodes[n]
+        if node.op in METADATA_OPS and node.inputs:
+            src = ir.parse_input(node.inputs[0])[0]
+            placement.devices[n] = placement.devices.get(src, chosen[n])
+        elif node.inputs:
+            placement.devices[n] = chosen[n]
+    for n in reversed(pending):
+        if n in placement.devices:
+            continue
+        follow = [placement.devices[c] for c in consumers.get(n, []) if c in placement.devices]
+        placement.devices[n] = follow[0] if follow else chosen[n]

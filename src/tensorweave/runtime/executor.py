@@ -46,11 +46,23 @@ def to_op_error(e: BaseException, node) -> errors.OpError:
     return out
 
 
+# NOTE: ops worth a thread hop (~20 µs): they release the GIL and run long on real inputs.
+EXPENSIVE_OPS = frozenset([
+    "MatMul", "BatchMatMul", "BatchMatMulV2", "_FusedMatMul", "Conv2D", "_FusedConv2D",
+    "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative", "MaxPool",
+    "AvgPool", "MaxPoolGrad", "AvgPoolGrad", "FusedBatchNormV3", "FusedBatchNormGradV3",
+])
+
+
 class Executor:
     """Runs a partition. Build once; `run` may be called from several threads at once
-    (each call is an independent step)."""
+    (each call is an independent step).
 
-    def __init__(self, plan: Plan):
+    With a thread `pool`, independent expensive nodes of a control-flow-free plan run
+    concurrently (inter-op parallelism); everything else runs inline in the caller's thread.
+    """
+
+    def __init__(self, plan: Plan, pool=None):
         self.plan = plan
         self.num_args = len(plan.args)
         self.num_retvals = len(plan.retvals)
@@ -60,7 +72,8 @@ class Executor:
             self._runner = DataflowRunner(plan, _copy_flags(plan))
             self._traced = self._runner
         else:
-            self._runner = _compile(plan, traced=False)
+            waves = _parallel_waves(plan) if pool is not None else None
+            self._runner = _compile(plan, traced=False, pool=pool if waves else None)
             self._traced = None
         self._lock = threading.Lock()
 
@@ -129,22 +142,59 @@ class _Compiled:
         return node
 
 
-def _compile(plan: Plan, traced: bool) -> _Compiled:
-    """Generates `def step(args, ctx)` with one line per node, kernels bound as globals."""
+def _levels(plan: Plan) -> dict[int, int]:
+    """Each node's depth: 1 + the deepest of its inputs (data and control)."""
+    level: dict[int, int] = {}
+    for item in plan.items:
+        deps = [j for j, _ in item.inputs] + item.control_inputs
+        level[item.index] = 1 + max((level[j] for j in deps), default=-1)
+    return level
+
+
+def _parallel_waves(plan: Plan) -> dict[int, list] | None:
+    """Expensive nodes grouped by depth, when some depth has two or more of them."""
+    level = _levels(plan)
+    waves: dict[int, list] = {}
+    for item in plan.items:
+        if item.op in EXPENSIVE_OPS and not item.context:
+            waves.setdefault(level[item.index], []).append(item)
+    return waves if any(len(w) > 1 for w in waves.values()) else None
+
+
+def _compile(plan: Plan, traced: bool, pool=None) -> _Compiled:
+    """Generates `def step(args, ctx)` with one line per node, kernels bound as globals.
+
+    With a pool, the plan runs depth by depth; at a depth with several expensive nodes all
+    but the last are submitted to the pool and collected (one line each) after the rest.
+    """
     filename = f"<tensorweave plan {next(_plan_ids)}>"
     ns: dict = {"_rd": deref, "_copy": np.array, "_now": time.perf_counter}
     lines = ["def step(args, ctx):"]
     line_nodes = {}
     copies = _copy_flags(plan)
     rets = {}
-    for item in plan.items:
+    items = plan.items
+    level = _levels(plan) if pool is not None else None
+    if level is not None:
+        ns["_submit"] = pool.submit
+        order = {it.index: k for k, it in enumerate(items)}
+        items = sorted(items, key=lambda it: (level[it.index], order[it.index]))
+    pending: list = []
+    for k, item in enumerate(items):
         code = _node_line(item, ns, copies, rets)
         if code is None:
             continue
         if traced:
             code = _traced_line(item, code)
+        elif level is not None:
+            code = _maybe_submit(item, code, items, k, level, pending)
         lines.append("    " + code)
         line_nodes[len(lines)] = item.node
+        if level is not None and _wave_ends(items, k, level):
+            for done_item, collect in pending:
+                lines.append("    " + collect)
+                line_nodes[len(lines)] = done_item.node
+            pending.clear()
     lines.append("    return [" + ", ".join(rets[i] for _, i in plan.retvals) + "]")
     exec(compile("\n".join(lines) + "\n", filename, "exec"), ns)  # noqa: S102 - our own code
     return _Compiled(ns["step"], line_nodes, filename)
@@ -166,6 +216,25 @@ def _node_line(item, ns, copies, rets) -> str | None:
     if n == 1:
         return f"v{i}_0 = {call}"
     return f"{', '.join(f'v{i}_{k}' for k in range(n))}, = {call}"
+
+
+def _maybe_submit(item, code, items, k, level, pending) -> str:
+    """`v = k(args)` → `_f5 = _submit(k, args)` when another expensive node follows at this
+    depth; the collecting line `v = _f5.result()` is queued for the end of the depth."""
+    if item.op not in EXPENSIVE_OPS or item.context or "=" not in code:
+        return code
+    rest = [it for it in items[k + 1:] if level[it.index] == level[item.index]]
+    if not any(it.op in EXPENSIVE_OPS for it in rest):
+        return code
+    target, call = code.split(" = ", 1)
+    fn, _, args = call.partition("(")
+    pending.append((item, f"{target} = _f{item.index}.result()"))
+    return f"_f{item.index} = _submit({fn}, {args[:-1]})" if args[:-1] else \
+        f"_f{item.index} = _submit({fn})"
+
+
+def _wave_ends(items, k, level) -> bool:
+    return k + 1 == len(items) or level[items[k + 1].index] != level[items[k].index]
 
 
 def _input_expr(j: int, slot: int, is_deref: bool) -> str:

@@ -51,9 +51,11 @@ class WorkerInterface(abc.ABC):
 class LocalWorker(WorkerInterface):
     """A worker in this process. Thread-safe: steps may run concurrently."""
 
-    def __init__(self, device_names: list[str]):
+    def __init__(self, device_names: list[str], inter_op_threads: int = 0):
         self.devices = {d.name: d for d in (Device(n) for n in device_names)}
         self._graphs: dict[str, Executor] = {}
+        self._inter_op_threads = inter_op_threads
+        self._pools: dict[str, object] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -70,11 +72,30 @@ class LocalWorker(WorkerInterface):
 
     def register_graph(self, graph_def: ir.GraphDef, device: str) -> str:
         dev = self.device(device)
-        executor = Executor(Plan(graph_def, dev.device_type, dev.resources, dev.name))
+        executor = Executor(Plan(graph_def, dev.device_type, dev.resources, dev.name),
+                            self._pool(dev.name))
         with self._lock:
             handle = f"g{next(self._ids)}"
             self._graphs[handle] = executor
         return handle
+
+    def _pool(self, device: str):
+        """The device's inter-op thread pool (None when inter-op parallelism is off)."""
+        n = self._inter_op_threads
+        if n <= 1:
+            return None
+        with self._lock:
+            if device not in self._pools:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._pools[device] = ThreadPoolExecutor(
+                    max_workers=n - 1, thread_name_prefix=f"tw-interop-{device[-5:]}")
+            return self._pools[device]
+
+    def close(self) -> None:
+        for pool in self._pools.values():
+            pool.shutdown(wait=False)
+        self._pools.clear()
 
     def executor(self, handle: str) -> Executor:
         ex = self._graphs.get(handle)

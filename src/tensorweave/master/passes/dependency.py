@@ -1,0 +1,72 @@
+"""dependency: remove Identity and NoOp nodes that only forward, then dead nodes.
+
+`consumer(Identity(x)) → consumer(x)` (the Identity's control inputs move to its consumers);
+`^NoOp(^a, ^b) → ^a, ^b`; nodes no fetch or target needs are dropped. Identities that touch
+control flow, refs, other devices, or are kept (targets) stay.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from tensorweave import ir
+from tensorweave.master.passes import PassContext, register_pass
+from tensorweave.master.passes.graph_view import CONTROL_FLOW_OPS, GraphView
+
+_FORWARDERS = frozenset(["Identity", "Snapshot", "StopGradient", "PreventGradient"])
+
+
+@register_pass("dependency", "f(Identity(x)) → f(x); ^NoOp(^a) → ^a; unused nodes removed")
+def run(view: GraphView, ctx: PassContext) -> None:
+    for name in list(view.nodes):
+        node = view.nodes.get(name)
+        if node is None or name in view.keep:
+            continue
+        if node.op in _FORWARDERS and _removable_identity(view, node, ctx):
+            _bypass_identity(view, node)
+            ctx.note("dependency", f"removed {node.op} {name}")
+        elif node.op == "NoOp" and not node.data_inputs():
+            view.replace_control_uses(name, node.control_inputs())
+            view.remove(name)
+            ctx.note("dependency", f"removed NoOp {name}")
+    _drop_dead(view, ctx)
+
+
+def _removable_identity(view: GraphView, node: ir.NodeDef, ctx: PassContext) -> bool:
+    src = view.producer(node.inputs[0])
+    if src is None or src.op in CONTROL_FLOW_OPS or src.op in ("VariableV2", "Variable"):
+        return False
+    dev = ctx.placement.get(node.name, node.device)
+    if ctx.placement.get(src.name, src.device) != dev:
+        return False
+    for c in view.consumers(node.name):
+        cn = view.nodes[c]
+        if cn.op in CONTROL_FLOW_OPS or ctx.placement.get(c, cn.device) != dev:
+            return False
+    return True
+
+
+def _bypass_identity(view: GraphView, node: ir.NodeDef) -> None:
+    view.replace_uses(node.name, node.inputs[0])
+    controls = node.control_inputs()
+    consumers = view.consumers(node.name)
+    for c in consumers:
+        cn = view.edit(c)
+        cn.inputs = [i for i in cn.inputs if i != f"^{node.name}"]
+        cn.inputs += [f"^{x}" for x in controls if f"^{x}" not in cn.inputs]
+    view.remove(node.name)
+
+
+def _drop_dead(view: GraphView, ctx: PassContext) -> None:
+    roots = [n for n, node in view.nodes.items() if node.op == "_Retval" or n in view.keep]
+    live: set[str] = set(roots)
+    queue = deque(roots)
+    while queue:
+        for inp in view.nodes[queue.popleft()].inputs:
+            src = ir.parse_input(inp)[0]
+            if src not in live and src in view.nodes:
+                live.add(src)
+                queue.append(src)
+    for name in [n for n in view.nodes if n not in live]:
+        view.remove(name)
+        ctx.note("dependency", f"dropped unused {name}")

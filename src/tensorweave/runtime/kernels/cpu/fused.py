@@ -1,0 +1,92 @@
+"""Kernels of the fused ops: the base kernel, then bias/activation applied in place on its
+fresh output (never on an input)."""
+
+import numpy as np
+
+from tensorweave.runtime.kernels.registry import KernelNode, lookup_kernel, register_kernel
+
+
+def _activation(name: str, alpha: float):
+    if name == "Relu":
+        return lambda y: np.maximum(y, 0, out=y)
+    if name == "Relu6":
+        return lambda y: np.clip(y, 0, 6, out=y)
+    if name == "Elu":
+        return lambda y: np.where(y > 0, y, np.expm1(np.minimum(y, 0))).astype(y.dtype)
+    if name == "LeakyRelu":
+        return lambda y: np.maximum(y, alpha * y, out=y)
+    if name == "Tanh":
+        return lambda y: np.tanh(y, out=y)
+    if name == "Sigmoid":
+        return _sigmoid_inplace
+    raise ValueError(f"unsupported fused activation {name}")
+
+
+def _sigmoid_inplace(y):
+    np.negative(y, out=y)
+    np.exp(y, out=y)
+    y += 1
+    return np.reciprocal(y, out=y)
+
+
+def _fused(base_op: str, base_attrs: tuple[str, ...]):
+    def factory(node):
+        attrs = {k: v for k, v in node.attrs.items() if k in base_attrs}
+        base = lookup_kernel(base_op).factory(KernelNode(
+            node.name, base_op, attrs, node.input_dtypes[:2], node.output_dtypes,
+            node.device, node.resources))
+        ops = list(node.attr("fused_ops"))
+        with_bias = bool(ops) and ops[0] in ("BiasAdd", "Add")
+        act = _activation(ops[-1], node.attr("leakyrelu_alpha")) \
+            if ops and ops[-1] not in ("BiasAdd", "Add") else None
+
+        def run(a, b, *args):
+            y = np.asarray(base(a, b))
+            if not y.flags.writeable:
+                y = y.copy()
+            if with_bias:
+                np.add(y, args[0], out=y)
+            return act(y) if act is not None else y
+
+        return run
+
+    return factory
+
+
+register_kernel("_FusedMatMul")(_fused("MatMul", ("transpose_a", "transpose_b", "T")))
+register_kernel("_FusedConv2D")(_fused("Conv2D", (
+    "T", "strides", "padding", "explicit_paddings", "data_format", "dilations",
+    "use_cudnn_on_gpu")))
+
+_UNARY_INPLACE = {
+    "Sin": np.sin, "Cos": np.cos, "Tanh": np.tanh, "Exp": np.exp, "Log": np.log,
+    "Sqrt": np.sqrt, "Square": np.square, "Neg": np.negative, "Abs": np.abs,
+    "Floor": np.floor, "Ceil": np.ceil, "Reciprocal": np.reciprocal, "Log1p": np.log1p,
+    "Expm1": np.expm1,
+}
+_EXTRA = {"Relu": lambda y: np.maximum(y, 0, out=y), "Sigmoid": _sigmoid_inplace}
+FUSIBLE_UNARY = frozenset(_UNARY_INPLACE) | frozenset(_EXTRA)
+
+
+@register_kernel("_TwFusedElementwise")
+def _fused_elementwise(node):
+    fns = [_UNARY_INPLACE.get(op) for op in node.attr("ops")]
+    extras = [_EXTRA.get(op) for op in node.attr("ops")]
+    first, first_extra = fns[0], extras[0]
+    steps = list(zip(fns[1:], extras[1:]))
+
+    def run(x):
+        y = first(x) if first is not None else first_extra(np.array(x, copy=True))
+        y = np.asarray(y)
+        if y.ndim == 0:  # a 0-d result is a scalar: no buffer to reuse
+            for f, e in steps:
+                y = f(y) if f is not None else e(np.array(y))
+            return np.asarray(y, dtype=x.dtype)
+        for f, e in steps:
+            if f is not None:
+                f(y, out=y)
+            else:
+                e(y)
+        return y
+
+    return run

@@ -1,0 +1,75 @@
+"""The per-step rendezvous: where `_Send` leaves a tensor and `_Recv` picks it up.
+
+Contract (as TF's rendezvous.h):
+- `send` never blocks; sending the same key twice in a step is an error.
+- `recv` blocks until the key's value arrives, the rendezvous is aborted, or the deadline
+  passes; an abort wakes every blocked receiver with the abort's error (sticky: later calls
+  fail at once).
+- Keys are TF's: `src_device;src_incarnation(16 hex);dst_device;tensor_name;frame_id:iter_id`.
+Thread-safety: every method may be called from any thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from tensorweave import errors
+
+
+def make_key(src_device: str, incarnation: int, dst_device: str, tensor_name: str,
+             frame_id: int = 0, iter_id: int = 0) -> str:
+    return f"{src_device};{incarnation:016x};{dst_device};{tensor_name};{frame_id}:{iter_id}"
+
+
+def parse_key(key: str) -> tuple[str, int, str, str, tuple[int, int]]:
+    """Splits a key. Raises InvalidArgumentError unless it has TF's five parts."""
+    parts = key.split(";")
+    if len(parts) != 5 or not parts[3]:
+        raise errors.InvalidArgumentError(None, None, f"Invalid rendezvous key: {key}")
+    frame, _, it = parts[4].partition(":")
+    return parts[0], int(parts[1], 16), parts[2], parts[3], (int(frame), int(it))
+
+
+class Rendezvous:
+    """One step's table of sent tensors."""
+
+    def __init__(self):
+        self._table: dict[str, tuple[object, bool]] = {}
+        self._cond = threading.Condition()
+        self._error: errors.OpError | None = None
+
+    def send(self, key: str, value, is_dead: bool = False) -> None:
+        with self._cond:
+            if self._error is not None:
+                raise self._error
+            if key in self._table:
+                raise errors.InternalError(None, None, f"Send of an already sent tensor: {key}")
+            self._table[key] = (value, is_dead)
+            self._cond.notify_all()
+
+    def recv(self, key: str, deadline: float | None = None) -> tuple[object, bool]:
+        """(value, is_dead) for `key`. Raises the abort error or DeadlineExceededError."""
+        with self._cond:
+            while True:
+                if key in self._table:
+                    return self._table.pop(key)
+                if self._error is not None:
+                    raise self._error
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise errors.DeadlineExceededError(
+                        None, None, f"Timed out waiting for tensor {key.split(';')[3]} "
+                                    f"from {key.split(';')[0]}")
+                self._cond.wait(timeout=left)
+
+    def abort(self, error: errors.OpError) -> None:
+        """Fails this step: blocked and future receivers get `error` (the first abort wins)."""
+        with self._cond:
+            if self._error is None:
+                self._error = error
+            self._cond.notify_all()
+
+    @property
+    def error(self) -> errors.OpError | None:
+        return self._error

@@ -1,0 +1,106 @@
+"""Steps across several CPU devices: placement, partitions with _Send/_Recv, abort."""
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+from tensorweave.ops.apply import apply_op
+
+
+def _cfg(n):
+    return tf.ConfigProto(device_count={"CPU": n})
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_chain_across_devices_gives_same_result(n):
+    x = tf.placeholder(tf.float32, [3], name="x")
+    y = x
+    for i in range(8):
+        with tf.device(f"/cpu:{i % n}"):
+            y = tf.sin(y)
+    with tf.Session(config=_cfg(n)) as s:
+        meta = tf.RunMetadata()
+        got = s.run(y, {x: np.arange(3, dtype=np.float32)},
+                    options=tf.RunOptions(output_partition_graphs=True), run_metadata=meta)
+    want = np.arange(3, dtype=np.float32)
+    for _ in range(8):
+        want = np.sin(want)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert len(meta.partition_graphs) == n
+    sends = [nd for g in meta.partition_graphs for nd in g.node if nd.op == "_Send"]
+    recvs = [nd for g in meta.partition_graphs for nd in g.node if nd.op == "_Recv"]
+    assert len(sends) == len(recvs) == (0 if n == 1 else 8)
+
+
+def test_one_recv_per_tensor_and_device():
+    x = tf.placeholder(tf.float32, [], name="x")
+    with tf.device("/cpu:1"):
+        a, b = tf.sin(x), tf.sin(x)
+        c = a + b
+    with tf.Session(config=_cfg(2)) as s:
+        meta = tf.RunMetadata()
+        out = s.run(c, {x: 1.0}, options=tf.RunOptions(output_partition_graphs=True),
+                    run_metadata=meta)
+    assert out == pytest.approx(2 * np.sin(1.0))
+    recvs = [(nd.device, nd.attr["tensor_name"].s) for g in meta.partition_graphs
+             for nd in g.node if nd.op == "_Recv"]
+    # x goes to cpu:1 once; the result comes back to the client device once
+    assert len(recvs) == 2 and len(set(recvs)) == 2
+    keys = [nd.attr["tensor_name"].s.decode() for g in meta.partition_graphs for nd in g.node
+            if nd.op == "_Send"]
+    assert all(k.startswith("edge_") for k in keys)
+
+
+def test_control_edge_across_devices():
+    with tf.device("/cpu:1"):
+        a = tf.constant(1.0, name="a")
+    with tf.device("/cpu:0"), tf.control_dependencies([a]):
+        b = tf.constant(2.0, name="b")
+    with tf.Session(config=_cfg(2)) as s:
+        assert s.run(b) == 2.0
+
+
+def test_unknown_device_lists_available_and_soft_placement():
+    with tf.device("/cpu:7"):
+        y = tf.sin(tf.constant(1.0))
+    with tf.Session(config=_cfg(2)) as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(y)
+    assert "device:CPU:0" in str(e.value) and "device:CPU:1" in str(e.value)
+    soft = tf.ConfigProto(device_count={"CPU": 2}, allow_soft_placement=True)
+    with tf.Session(config=soft) as s:
+        assert s.run(y) == pytest.approx(np.sin(1.0))
+
+
+def test_error_on_one_device_aborts_the_step():
+    tf.register_op("TestMDFail", inputs=["x: float"], outputs=["y: float"])
+
+    @tf.register_kernel("TestMDFail")
+    def _fail(node):
+        def run(x):
+            raise tf.errors.InvalidArgumentError(None, None, "boom on cpu:1")
+        return run
+
+    x = tf.placeholder(tf.float32, [], name="x")
+    with tf.device("/cpu:1"):
+        y = apply_op("TestMDFail", x, name="fails")
+    z = tf.sin(y)
+    with tf.Session(config=_cfg(2)) as s, pytest.raises(tf.errors.InvalidArgumentError,
+                                                         match="boom on cpu:1"):
+        s.run(z, {x: 1.0}, options=tf.RunOptions(timeout_in_ms=5000))
+
+
+def test_list_devices_counts():
+    with tf.Session(config=_cfg(4)) as s:
+        names = [d.name for d in s.list_devices()]
+    assert names == [f"/job:localhost/replica:0/task:0/device:CPU:{i}" for i in range(4)]
+
+
+def test_step_stats_per_device():
+    x = tf.placeholder(tf.float32, [], name="x")
+    with tf.device("/cpu:1"):
+        y = tf.sin(x, name="on1")
+    meta = tf.RunMetadata()
+    with tf.Session(config=_cfg(2)) as s:
+        s.run(y, {x: 1.0}, options=tf.RunOptions(trace_level=3), run_metadata=meta)
+    devs = {d.device: [n.node_name for n in d.node_stats] for d in meta.step_stats.dev_stats}
+    assert "on1" in devs["/job:localhost/replica:0/task:0/device:CPU:1"]
