@@ -12,11 +12,11 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,examples]'
+	$(BIN)/python -m pip install -q -e '.[dev,examples,tensorboard]'
 	touch $(STAMP)
 
 demo: install
-	$(BIN)/python examples/quickstart.py
+	$(BIN)/python examples/cnn_digits.py
 
 test: install
 	$(BIN)/python -m pytest

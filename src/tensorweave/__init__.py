@@ -22,14 +22,67 @@ from tensorweave.framework.scopes import (
 from tensorweave.framework.tensor_conversion import (
     convert_to_tensor, register_tensor_conversion_function,
 )
-from tensorweave.ops.array_ops import identity, placeholder, placeholder_with_default
+from tensorweave.ops.array_ops import *  # noqa: F403
+from tensorweave.ops.control_flow_ops import *  # noqa: F403
+from tensorweave.ops.creation_ops import *  # noqa: F403
+from tensorweave.ops.functional_ops import *  # noqa: F403
+from tensorweave.ops.script_ops import *  # noqa: F403
+from tensorweave.ops.tensor_array_ops import *  # noqa: F403
+from tensorweave.ops.while_loop import *  # noqa: F403
+from tensorweave.ops.diag_ops import *  # noqa: F403
+from tensorweave.ops.gather_ops import *  # noqa: F403
+from tensorweave.ops.joining_ops import *  # noqa: F403
+from tensorweave.ops.slicing_ops import *  # noqa: F403
 from tensorweave.ops.constant_op import constant
-from tensorweave.ops.math_ops import add, sin
+from tensorweave.ops.math_matmul_ops import *  # noqa: F403
+from tensorweave.ops.math_ops import *  # noqa: F403
+from tensorweave.ops.random_ops import (
+    get_seed, multinomial, random_crop, random_gamma, random_normal, random_poisson,
+    random_shuffle, random_uniform, set_random_seed, truncated_normal,
+)
+from tensorweave.ops.reduction_ops import *  # noqa: F403
+from tensorweave.ops.state_ops import (
+    assign, assign_add, assign_sub, count_up_to, scatter_add, scatter_div, scatter_max,
+    scatter_min, scatter_mul, scatter_nd_add, scatter_nd_sub, scatter_nd_update, scatter_sub,
+    scatter_update,
+)
+from tensorweave.ops.variable_scope import (
+    AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope,
+    no_regularizer, variable_op_scope, variable_scope,
+)
+from tensorweave.ops.variables import (
+    Variable, all_variables, assert_variables_initialized, global_variables,
+    global_variables_initializer, initialize_all_variables, initialize_local_variables,
+    initialize_variables, is_variable_initialized, local_variables, local_variables_initializer,
+    model_variables, moving_average_variables, report_uninitialized_variables,
+    trainable_variables, variables_initializer,
+)
+from tensorweave.ops.init_ops import (
+    constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
+    ones_initializer, orthogonal_initializer, random_normal_initializer,
+    random_uniform_initializer, truncated_normal_initializer, uniform_unit_scaling_initializer,
+    variance_scaling_initializer, zeros_initializer,
+)
 from tensorweave.ops.registry import register_op
 from tensorweave.proto.config_pb2 import (
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions,
 )
 from tensorweave.runtime.kernels.registry import register_kernel
 from tensorweave.shapes import Dimension, TensorShape
+
+from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
+    graph_util, initializers, io, linalg, math, nn, random, timeline, train,
+)
+from tensorweave import contrib  # noqa: E402
+from tensorweave.monitoring import summary  # noqa: E402
+from tensorweave.training import layers, losses, metrics  # noqa: E402
+from tensorweave.proto.event_pb2 import Event, SessionLog  # noqa: E402
+from tensorweave.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata  # noqa: E402
+from tensorweave.training.clip_ops import (  # noqa: E402
+    clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm,
+)
+from tensorweave.framework.importer import import_graph_def  # noqa: E402
+from tensorweave.proto.graph_pb2 import GraphDef  # noqa: E402
+from tensorweave.proto.node_def_pb2 import NodeDef  # noqa: E402
 
 __version__ = "0.1.0"

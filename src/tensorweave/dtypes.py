@@ -143,8 +143,10 @@ class DType:
         raise TypeError(f"{self.name} has no min/max")
 
     def is_compatible_with(self, other) -> bool:
+        """TF's rule: `other` may be used where `self` is expected (float32 accepts float32_ref,
+        float32_ref does not accept float32)."""
         other = as_dtype(other)
-        return self._enum == other._enum or self.base_dtype._enum == other._enum
+        return self._enum in (other._enum, other.base_dtype._enum)
 
 
 _SPECS = [

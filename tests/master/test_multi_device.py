@@ -104,3 +104,25 @@ def test_step_stats_per_device():
         s.run(y, {x: 1.0}, options=tf.RunOptions(trace_level=3), run_metadata=meta)
     devs = {d.device: [n.node_name for n in d.node_stats] for d in meta.step_stats.dev_stats}
     assert "on1" in devs["/job:localhost/replica:0/task:0/device:CPU:1"]
+
+
+def test_rendezvous_contract():
+    from tensorweave.runtime.rendezvous import Rendezvous, make_key, parse_key
+
+    key = make_key("/job:a/replica:0/task:0/device:CPU:0", 1,
+                   "/job:a/replica:0/task:0/device:CPU:1", "edge_1_x")
+    assert key.endswith(";0000000000000001;/job:a/replica:0/task:0/device:CPU:1;edge_1_x;0:0")
+    assert parse_key(key)[3] == "edge_1_x"
+    r = Rendezvous(2)
+    r.send(key, 5)
+    assert r.recv(key) == (5, False)
+    import time
+
+    with pytest.raises(tf.errors.DeadlineExceededError, match="edge_1_x"):
+        r.recv(key, time.monotonic() + 0.05)
+    r.done()  # the other participant finished: nothing can come any more
+    with pytest.raises(tf.errors.InternalError, match="never arrive"):
+        r.recv(key)
+    r.abort(tf.errors.AbortedError(None, None, "stop"))
+    with pytest.raises(tf.errors.AbortedError):
+        r.recv(key)

@@ -162,3 +162,27 @@ def test_passes_switch_off_by_tf_toggle():
     assert [n.op for g in meta.partition_graphs for n in g.node].count("Sin") == 2
     with pytest.raises(ValueError, match="Unknown optimization pass"):
         optimize(_pruned([y], [x]), PassContext(), only=["nope"])
+
+
+def test_arithmetic_keeps_control_inputs_of_dropped_constants():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    a = tf.sin(x, name="a")
+    with tf.control_dependencies([a]):
+        z = x * 1.0  # the constant carries ^a; the Mul is dominated by it
+    ops, _ = _run_pass("arithmetic", [z], [x])
+    assert "Mul" not in ops and "Sin" in ops  # `a` still runs before z
+
+
+def test_cond_across_devices_carries_deadness():
+    cfg = tf.ConfigProto(device_count={"CPU": 2})
+    p = tf.placeholder(tf.bool, [], name="p")
+    x = tf.placeholder(tf.float32, [], name="x")
+
+    def taken():
+        with tf.device("/cpu:1"):
+            return tf.sin(x)
+
+    y = tf.cond(p, taken, lambda: tf.cos(x))
+    with tf.Session(config=cfg) as s:
+        assert s.run(y, {p: True, x: 1.0}) == pytest.approx(np.sin(1.0))
+        assert s.run(y, {p: False, x: 1.0}) == pytest.approx(np.cos(1.0))

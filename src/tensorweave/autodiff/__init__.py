@@ -1,1 +1,17 @@
-"""Autodiff: gradient functions per op type, and `gradients()` (built on them)."""
+"""Autodiff: gradient functions per op type, and `gradients()` (built on them).
+
+Importing this package registers the gradient function of every op family.
+"""
+
+from tensorweave.autodiff import (  # noqa: F401  (registration)
+    array_grad,
+    control_flow_grad,
+    math_grad,
+    nn_grad,
+    state_grad,
+)
+from tensorweave.autodiff.gradients import AggregationMethod, UnconnectedGradients, gradients
+from tensorweave.autodiff.registry import NotDifferentiable, RegisterGradient, no_gradient
+
+__all__ = ["gradients", "AggregationMethod", "UnconnectedGradients", "RegisterGradient",
+           "NotDifferentiable", "no_gradient"]

@@ -58,3 +58,13 @@ def get_gradient_function(op):
 def has_gradient(op_type: str) -> bool:
     return op_type in _GRADIENTS
 
+
+
+def registered_gradients() -> dict[str, object]:
+    """A copy of the table: op type -> gradient function (None: declared not differentiable)."""
+    return dict(_GRADIENTS)
+
+
+def registration_site(op_type: str) -> str | None:
+    """Where `op_type`'s gradient was registered (`file:line`), or None."""
+    return _SITES.get(op_type)

@@ -300,6 +300,12 @@ def _config_dict(config) -> dict:
         "log_device_placement": config.log_device_placement,
         "operation_timeout_in_ms": config.operation_timeout_in_ms,
     }
+    from tensorweave.master.passes import disabled_from_config
+
+    disabled, only = disabled_from_config(config)
+    out["disabled_passes"] = sorted(disabled)
+    if only:
+        out["passes"] = only
     return out
 
 

@@ -252,8 +252,10 @@ class Graph:
         """The IR GraphDef of ops `[from_version:]` (plain data for the master)."""
         from tensorweave import ir
 
-        nodes = [op.node_def for op in self._ops[from_version:]]
-        return ir.GraphDef(nodes=nodes, library=list(self._functions.values()))
+        ops = self._ops[from_version:]
+        shapes = {op.name: [t.shape.as_tuple() for t in op._outputs] for op in ops}
+        return ir.GraphDef(nodes=[op.node_def for op in ops],
+                           library=list(self._functions.values()), shapes=shapes)
 
     @property
     def building_function(self) -> bool:

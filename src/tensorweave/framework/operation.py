@@ -146,6 +146,7 @@ class Operation:
         self._node_def: ir.NodeDef | None = None
         self._outputs = [Tensor(self, i, dt) for i, dt in enumerate(output_dtypes)]
         self._control_outputs: list[Operation] = []
+        self._control_flow_context = graph._control_flow_context
         for t in self._inputs:
             t._consumers.append(self)
 
@@ -222,9 +223,33 @@ class Operation:
             op._control_outputs.append(self)
             self._node_def = None
 
+    def _remove_control_input(self, op: Operation) -> None:
+        if op in self._control_inputs:
+            self._control_inputs.remove(op)
+            if self in op._control_outputs:
+                op._control_outputs.remove(self)
+            self._node_def = None
+
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx) -> None:
+        self._control_flow_context = ctx
+
     def _add_control_inputs(self, ops) -> None:
         for op in ops:
             self._add_control_input(op)
+
+    def _update_input(self, index: int, tensor: Tensor) -> None:
+        """Makes data input `index` read `tensor` (e.g. a NextIteration → Merge back edge that
+        `import_graph_def` wires after the NextIteration exists). Keeps the consumer lists and
+        the cached node_def consistent; the caller has checked the dtype."""
+        old = self._inputs[index]
+        if self in old._consumers:
+            old._consumers.remove(self)
+        self._inputs[index] = tensor
+        tensor._consumers.append(self)
+        self._node_def = None
 
     def colocation_groups(self) -> list[bytes]:
         groups = self._attrs.get("_class")

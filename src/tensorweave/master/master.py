@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from tensorweave import errors, ir
 from tensorweave.master.partition import partition
 from tensorweave.master.passes import PassContext, disabled_from_config, optimize
+from tensorweave.master.passes.graph_view import CONTROL_FLOW_OPS
 from tensorweave.master.place import Placement, place
 from tensorweave.master.prune import prune
 from tensorweave.runtime.rendezvous import Rendezvous
@@ -184,11 +185,14 @@ class LocalMaster(MasterInterface):
                                  library=pruned.graph.library, shapes=sess.shapes)
             optimized = self._optimize(sess, placed, set(targets))
             graphs = partition(optimized, {n.name: n.device for n in optimized.nodes})
+        dataflow = len(graphs) > 1 and any(n.op in CONTROL_FLOW_OPS for g in graphs.values()
+                                           for n in g.nodes)
         parts = []
         for dev in [client] + sorted(d for d in graphs if d != client):
             if dev in graphs:
                 g = graphs[dev]
-                parts.append(_Partition(sess.worker, sess.worker.register_graph(g, dev), dev, g))
+                handle = sess.worker.register_graph(g, dev, {"dataflow": dataflow})
+                parts.append(_Partition(sess.worker, handle, dev, g))
         fast = sess.worker.executor(parts[0].handle).run if len(parts) == 1 else None
         return _Callable(pruned.feed_dtypes, parts, fast)
 
@@ -214,7 +218,7 @@ class LocalMaster(MasterInterface):
     def _run_partitions(self, sess, c: _Callable, feed_values, options, timeout):
         """Runs every partition of one step concurrently; the first error aborts them all."""
         step_id = next(self._steps)
-        rendezvous = Rendezvous()
+        rendezvous = Rendezvous(len(c.partitions))
         opts = {"trace": bool(options.get("trace"))}
         ctxs = [StepContext(step_id, rendezvous, timeout) for _ in c.partitions]
         others = [sess.run_pool().submit(self._run_one, p, step_id, [], opts, ctx)
@@ -236,6 +240,8 @@ class LocalMaster(MasterInterface):
         except errors.OpError as e:
             ctx.rendezvous.abort(e)
             return e
+        finally:
+            ctx.rendezvous.done()
 
     def release_callable(self, handle, callable_id) -> None:
         sess = self._session(handle)

@@ -35,13 +35,37 @@ def apply_op(op_type: str, *args, name: str | None = None, **kwargs):
 
 
 def create_op(op_def: OpDef, args, kwargs, name=None, graph=None) -> Operation:
+    """As TF: literal inputs become constants named after their input inside the op's scope
+    (`Sum/reduction_indices`), and the op takes the scope's name."""
     values = _bind_inputs(op_def, args, kwargs)
     attrs = {k: v for k, v in kwargs.items() if v is not None or k in op_def.attrs}
-    inputs = _convert_inputs(op_def, values, attrs)
+    graph = graph or _graph_for_values(values)
+    if all(_is_tensor_value(v) for v in values):
+        inputs = _convert_inputs(op_def, values, attrs)
+        scope = name
+    else:
+        with graph.as_default(), graph.scopes.name_scope(name or op_def.name) as scope:
+            inputs = _convert_inputs(op_def, values, attrs)
     _fill_attrs(op_def, attrs)
     out_dtypes = _output_dtypes(op_def, attrs)
-    graph = graph or _graph_for(inputs)
-    return add_op(graph, op_def, name, inputs, attrs, out_dtypes)
+    return add_op(graph, op_def, scope, inputs, attrs, out_dtypes)
+
+
+def _is_tensor_value(v) -> bool:
+    if isinstance(v, Tensor):
+        return True
+    if isinstance(v, (list, tuple)):
+        return all(isinstance(x, Tensor) for x in v)
+    return False
+
+
+def _graph_for_values(values):
+    for v in values:
+        for x in (v if isinstance(v, (list, tuple)) else [v]):
+            g = getattr(x, "graph", None)
+            if g is not None:
+                return g
+    return get_default_graph()
 
 
 def add_op(graph, op_def: OpDef, name, inputs, attrs, out_dtypes) -> Operation:
@@ -52,10 +76,13 @@ def add_op(graph, op_def: OpDef, name, inputs, attrs, out_dtypes) -> Operation:
     route an outside tensor through a Switch or Enter) and sees the new op (`add_op(op)`).
     """
     graph._check_not_finalized()
-    op_name = graph.unique_name(name or op_def.name)
+    if name and name.endswith("/"):
+        op_name = name[:-1]  # a scope name is used exactly, as TF's create_op does
+    else:
+        op_name = graph.unique_name(name or op_def.name)
     cf = graph._control_flow_context
     if cf is not None:
-        inputs = cf.rewrite_inputs(op_def, inputs)
+        inputs = cf.rewrite_inputs(op_def, inputs, op_name)
     shapes = _infer_shapes(op_def, op_name, inputs, attrs, len(out_dtypes))
     op = Operation(graph, op_def, op_name, op_def.name, inputs, attrs, out_dtypes, user_site())
     for t, s in zip(op._outputs, shapes):
@@ -132,9 +159,14 @@ def _convert_arg(op_def, spec: ArgSpec, value, attrs) -> list[Tensor]:
 
 def _convert_one(op_def, spec: ArgSpec, value, attrs) -> Tensor:
     want = spec.dtype if spec.dtype is not None else attrs.get(spec.type_attr)
+    if want is None and spec.type_attr and not isinstance(value, Tensor):
+        default = op_def.attrs[spec.type_attr].default
+        want = default if isinstance(default, dtypes.DType) else None
+        if want is not None and not _fits_dtype(value, want):
+            want = None
     try:
         t = convert_to_tensor(value, dtype=want if isinstance(want, dtypes.DType) else None,
-                              as_ref=spec.is_ref)
+                              as_ref=spec.is_ref, name=spec.name)
     except (TypeError, ValueError) as e:
         found = _known_dtype(value)
         if want is not None and found is not None:
@@ -152,6 +184,21 @@ def _convert_one(op_def, spec: ArgSpec, value, attrs) -> Tensor:
     elif spec.dtype is not None and t.dtype.base_dtype != spec.dtype:
         raise TypeError(_type_mismatch(op_def, spec, t.dtype.base_dtype, spec.dtype))
     return t
+
+
+def _fits_dtype(value, dtype) -> bool:
+    """Whether a Python literal converts to `dtype` without losing its kind."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        return False
+    if arr.dtype.kind in "USO" or arr.dtype == object:
+        return dtype == dtypes.string
+    if arr.size == 0:
+        return True
+    if arr.dtype.kind == "f":
+        return dtype.is_floating or dtype.is_complex
+    return dtype.is_numeric or (arr.dtype.kind == "b" and dtype.is_bool)
 
 
 def _type_mismatch(op_def, spec, found, want) -> str:
@@ -220,6 +267,9 @@ def _coerce_attr(op_def, a, value):
         value = as_shape(value)
     elif t.startswith("list("):
         value = _coerce_list(t[5:-1], value)
+        if a.minimum is not None and len(value) < a.minimum:
+            raise ValueError(f"'{op_def.name}' Op: attr '{a.name}' needs at least {a.minimum} "
+                             f"values, got {len(value)}")
     return value
 
 

@@ -62,9 +62,14 @@ def to_numpy(value, dtype: dtypes.DType | None = None) -> np.ndarray:
 
 
 def _string_array(value) -> np.ndarray:
+    """An object array of bytes. Raises TypeError for elements that are not text."""
     arr = np.asarray(value, dtype=object)
     flat = [v.encode() if isinstance(v, str) else bytes(v) if isinstance(v, bytearray) else v
             for v in arr.reshape(-1)]
+    bad = next((v for v in flat if not isinstance(v, bytes)), None)
+    if bad is not None:
+        raise TypeError(f"Failed to convert object of type {type(bad).__name__} to Tensor. "
+                        f"Contents: {bad!r}. Consider casting elements to a supported type.")
     out = np.empty(len(flat), dtype=object)
     out[:] = flat
     return out.reshape(arr.shape)

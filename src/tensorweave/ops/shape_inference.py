@@ -30,6 +30,10 @@ class InferenceContext:
         self.input_dtypes = [t.dtype for t in inputs]
         self.attrs = attrs
 
+    def input_tensor(self, i: int):
+        """Input `i` itself (to look through its producer, e.g. for partial shapes)."""
+        return self._inputs[i]
+
     def input_shape(self, i: int) -> TensorShape:
         return self.input_shapes[i]
 

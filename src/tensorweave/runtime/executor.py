@@ -128,7 +128,8 @@ class _Compiled:
 
     def run(self, args, ctx):
         try:
-            return self._fn(args, ctx)
+            with np.errstate(all="ignore"):  # NOTE: as TF: inf/nan results, no warnings
+                return self._fn(args, ctx)
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
             raise to_op_error(e, self._failing_node(e)) from None
 

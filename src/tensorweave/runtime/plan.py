@@ -11,6 +11,7 @@ from tensorweave import errors, ir
 from tensorweave.ops.registry import OPS, OpDef
 from tensorweave.runtime.kernels.registry import KernelNode, lookup_kernel
 
+RECV_OPS = frozenset(["_Recv", "_HostRecv"])
 CONTROL_FLOW_OPS = frozenset([
     "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
     "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger",
@@ -74,7 +75,9 @@ class Plan:
     """
 
     def __init__(self, graph_def: ir.GraphDef, device_type: str = "CPU", resources=None,
-                 device: str = ""):
+                 device: str = "", dataflow: bool = False):
+        """`dataflow=True` forces the dataflow interpreter (a partition whose `_Recv`s may
+        carry dead values from a partition with control flow)."""
         self.device_type = device_type
         self.device = device
         self.resources = resources
@@ -83,7 +86,7 @@ class Plan:
         items = [self._make_item(i, n) for i, n in enumerate(nodes)]
         self._link(items)
         self.items = self._toposort(items)
-        self.has_control_flow = any(it.op in CONTROL_FLOW_OPS for it in self.items)
+        self.has_control_flow = dataflow or any(it.op in CONTROL_FLOW_OPS for it in self.items)
         self.args = sorted((it.attrs["index"], it.index) for it in items if it.op == "_Arg")
         self.retvals = sorted((it.attrs["index"], it.index) for it in items if it.op == "_Retval")
         self.by_index = {it.index: it for it in items}
@@ -142,24 +145,31 @@ class Plan:
         item.forwards_input = kdef.forwards_input
 
     def _toposort(self, items: list[NodeItem]) -> list[NodeItem]:
-        """Kahn's order, stable by node position; NextIteration back-edges are ignored."""
+        """Kahn's order, stable by node position; NextIteration back-edges are ignored.
+
+        Receives go as late as possible: a partition sends everything it can before it blocks
+        waiting for another partition (which may be waiting for those sends).
+        """
         indeg = [0] * len(items)
         for item in items:
             for dst, _ in item.consumers:
                 if item.op not in ("NextIteration", "RefNextIteration"):
                     indeg[dst] += 1
-        heap = [i for i, d in enumerate(indeg) if d == 0]
+        def key(i):
+            return (items[i].op in RECV_OPS, i)
+
+        heap = [key(i) for i, d in enumerate(indeg) if d == 0]
         heapq.heapify(heap)
         order = []
         while heap:
-            i = heapq.heappop(heap)
+            _, i = heapq.heappop(heap)
             order.append(items[i])
             if items[i].op in ("NextIteration", "RefNextIteration"):
                 continue
             for dst, _ in items[i].consumers:
                 indeg[dst] -= 1
                 if indeg[dst] == 0:
-                    heapq.heappush(heap, dst)
+                    heapq.heappush(heap, key(dst))
         if len(order) != len(items):
             stuck = sorted(items[i].name for i, d in enumerate(indeg) if d > 0)[:5]
             raise errors.InvalidArgumentError(

@@ -2,9 +2,9 @@
 
 Contract (as TF's rendezvous.h):
 - `send` never blocks; sending the same key twice in a step is an error.
-- `recv` blocks until the key's value arrives, the rendezvous is aborted, or the deadline
-  passes; an abort wakes every blocked receiver with the abort's error (sticky: later calls
-  fail at once).
+- `recv` blocks until the key's value arrives, the rendezvous is aborted, the deadline
+  passes, or every other participant has finished (then nothing can send it: InternalError);
+  an abort wakes every blocked receiver with the abort's error (sticky: later calls fail).
 - Keys are TF's: `src_device;src_incarnation(16 hex);dst_device;tensor_name;frame_id:iter_id`.
 Thread-safety: every method may be called from any thread.
 """
@@ -34,10 +34,25 @@ def parse_key(key: str) -> tuple[str, int, str, str, tuple[int, int]]:
 class Rendezvous:
     """One step's table of sent tensors."""
 
-    def __init__(self):
+    def __init__(self, participants: int = 0):
+        """`participants`: how many partitions take part (0: unknown, no liveness check)."""
         self._table: dict[str, tuple[object, bool]] = {}
         self._cond = threading.Condition()
         self._error: errors.OpError | None = None
+        self._active = participants
+
+    def done(self) -> None:
+        """A participant finished: it will send nothing more."""
+        with self._cond:
+            self._active -= 1
+            self._cond.notify_all()
+
+    def _check_senders(self, keys) -> None:
+        if self._active == 1:  # only the waiting receiver is left
+            names = ", ".join(k.split(";")[3] for k in keys)
+            raise errors.InternalError(
+                None, None, f"Tensor(s) {names} will never arrive: every sending partition "
+                            "of the step has finished")
 
     def send(self, key: str, value, is_dead: bool = False) -> None:
         with self._cond:
@@ -56,11 +71,32 @@ class Rendezvous:
                     return self._table.pop(key)
                 if self._error is not None:
                     raise self._error
+                self._check_senders([key])
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     raise errors.DeadlineExceededError(
                         None, None, f"Timed out waiting for tensor {key.split(';')[3]} "
                                     f"from {key.split(';')[0]}")
+                self._cond.wait(timeout=left)
+
+    def wait_any(self, keys: list[str], deadline: float | None = None) -> int:
+        """Blocks until one of `keys` has arrived; returns its position in `keys`.
+
+        Raises the abort error, or DeadlineExceededError naming the tensors waited for.
+        """
+        with self._cond:
+            while True:
+                for k, key in enumerate(keys):
+                    if key in self._table:
+                        return k
+                if self._error is not None:
+                    raise self._error
+                self._check_senders(keys)
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    names = ", ".join(k.split(";")[3] for k in keys)
+                    raise errors.DeadlineExceededError(
+                        None, None, f"Timed out waiting for tensors {names}")
                 self._cond.wait(timeout=left)
 
     def abort(self, error: errors.OpError) -> None:

@@ -26,8 +26,10 @@ class WorkerInterface(abc.ABC):
         """The worker's devices as DeviceAttributes-shaped dicts."""
 
     @abc.abstractmethod
-    def register_graph(self, graph_def: ir.GraphDef, device: str) -> str:
-        """Builds a partition's plan on `device`; returns its handle.
+    def register_graph(self, graph_def: ir.GraphDef, device: str,
+                       options: dict | None = None) -> str:
+        """Builds a partition's plan on `device`; returns its handle. `options["dataflow"]`
+        forces the dataflow interpreter.
 
         Raises: NotFoundError (unknown op or missing kernel), InvalidArgumentError.
         """
@@ -70,10 +72,12 @@ class LocalWorker(WorkerInterface):
                             f"{sorted(self.devices)}")
         return dev
 
-    def register_graph(self, graph_def: ir.GraphDef, device: str) -> str:
+    def register_graph(self, graph_def: ir.GraphDef, device: str,
+                       options: dict | None = None) -> str:
         dev = self.device(device)
-        executor = Executor(Plan(graph_def, dev.device_type, dev.resources, dev.name),
-                            self._pool(dev.name))
+        plan = Plan(graph_def, dev.device_type, dev.resources, dev.name,
+                    bool((options or {}).get("dataflow")))
+        executor = Executor(plan, self._pool(dev.name))
         with self._lock:
             handle = f"g{next(self._ids)}"
             self._graphs[handle] = executor

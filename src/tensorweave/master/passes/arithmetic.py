@@ -48,7 +48,13 @@ def _scalar_const(view: GraphView, inp: str):
 
 
 def _to_identity(view: GraphView, node: ir.NodeDef, survivor: str) -> None:
+    """`node` becomes Identity(survivor), keeping its own control inputs and those of the
+    inputs it drops (a constant built inside a control_dependencies block carries them)."""
     controls = [i for i in node.inputs if i.startswith("^")]
+    for inp in node.data_inputs():
+        src = view.producer(inp)
+        if inp != survivor and src is not None:
+            controls += [f"^{c}" for c in src.control_inputs() if f"^{c}" not in controls]
     node.op = "Identity"
     node.inputs = [survivor] + controls
     node.attrs = {"T": node.attrs.get("T")}
@@ -76,9 +82,13 @@ def _fold_constant_chain(view: GraphView, node: ir.NodeDef) -> bool:
         return False
     a, b = inner.data_inputs()
     c1 = _scalar_const(view, b)
+    if c1 is not None and inner.control_inputs():
+        return False  # keep the inner add: its control inputs order it
     if c1 is None or c1.dtype != c2.dtype:
         return False
-    const = ir.NodeDef(view.unique(f"{node.name}/folded_c"), "Const", [], node.device,
+    ctl = sorted({f"^{c}" for n in (inner, view.producer(b), view.producer(c2_in))
+                  for c in n.control_inputs()})
+    const = ir.NodeDef(view.unique(f"{node.name}/folded_c"), "Const", ctl, node.device,
                        {"dtype": node.attrs.get("T"), "value": np.asarray(c1 + c2, c1.dtype)})
     view.add(const, before=node.name)
     node.inputs = [a, const.name] + [i for i in node.inputs if i.startswith("^")]

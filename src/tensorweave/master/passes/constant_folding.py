@@ -24,17 +24,32 @@ _SHAPE_OPS = {"Shape": np.int32, "Size": np.int32, "Rank": np.int32}
 @register_pass("constant_folding", "f(Const…) → Const; Shape(x) → Const when x's shape is known")
 def run(view: GraphView, ctx: PassContext) -> None:
     values: dict[str, list] = {}
+    controls: dict[str, set[str]] = {}   # control inputs a constant value carries
     for name, node in list(view.nodes.items()):
         if node.op == "Const":
             values[name] = [node.attrs["value"]]
+            controls[name] = set(node.control_inputs())
             continue
         out = _fold_shape(view, node) if node.op in _SHAPE_OPS else _fold(view, node, values)
         if out is None:
             continue
         values[name] = out
+        # NOTE: the folded constant keeps every control input of what it absorbs, so a
+        # constant inside a cond branch still depends on (and dies with) the branch pivot.
+        controls[name] = set(node.control_inputs()).union(
+            *(controls.get(ir.parse_input(i)[0], set()) for i in node.data_inputs()))
+        if node.op in _SHAPE_OPS:
+            controls[name] |= {ir.parse_input(node.inputs[0])[0]} if _in_cond(view, node) \
+                else set()
         if len(out) == 1 and isinstance(out[0], np.ndarray) and out[0].nbytes <= MAX_BYTES:
-            _replace_with_const(view, node, out[0])
+            _replace_with_const(view, node, out[0], sorted(controls[name]))
             ctx.note("constant_folding", f"folded {name} ({node.op})")
+
+
+def _in_cond(view: GraphView, node: ir.NodeDef) -> bool:
+    """Shape of a tensor that may be dead: keep a control edge to it (deadness flows)."""
+    src = view.producer(node.inputs[0])
+    return src is not None and (src.op in CONTROL_FLOW_OPS or bool(src.control_inputs()))
 
 
 def _foldable(node: ir.NodeDef) -> bool:
@@ -71,7 +86,8 @@ def _evaluate(node: ir.NodeDef, args: list) -> list:
     fn = kdef.factory(KernelNode(node.name, node.op, attrs,
                                  [dtypes.as_dtype(np.asarray(a).dtype) for a in args],
                                  out_dts, "", None, op_def))
-    out = fn(*args)
+    with np.errstate(all="ignore"):
+        out = fn(*args)
     outs = [out] if len(out_dts) == 1 else list(out)
     return [np.asarray(o, dtype=dt.np_dtype) if dt != dtypes.string else np.asarray(o)
             for o, dt in zip(outs, out_dts)]
@@ -91,8 +107,9 @@ def _fold_shape(view: GraphView, node: ir.NodeDef) -> list | None:
     return [np.asarray(len(dims), dtype=np.int32)]
 
 
-def _replace_with_const(view: GraphView, node: ir.NodeDef, value: np.ndarray) -> None:
-    controls = [i for i in node.inputs if i.startswith("^")]
+def _replace_with_const(view: GraphView, node: ir.NodeDef, value: np.ndarray,
+                        control_names: list[str]) -> None:
+    controls = [f"^{c}" for c in control_names if c in view.nodes]
     value = np.array(value)
     value.flags.writeable = False
     dt = dtypes.as_dtype(value.dtype)

@@ -47,9 +47,9 @@ def _removable_identity(view: GraphView, node: ir.NodeDef, ctx: PassContext) -> 
 
 
 def _bypass_identity(view: GraphView, node: ir.NodeDef) -> None:
+    consumers = list(view.consumers(node.name))
     view.replace_uses(node.name, node.inputs[0])
     controls = node.control_inputs()
-    consumers = view.consumers(node.name)
     for c in consumers:
         cn = view.edit(c)
         cn.inputs = [i for i in cn.inputs if i != f"^{node.name}"]

@@ -31,9 +31,12 @@ def _send(node):
 def _recv(node):
     src, inc, dst, name = _key_parts(node)
 
+    def key_for(ctx) -> str:
+        return make_key(src, inc, dst, name, ctx.frame_id, ctx.iter_id)
+
     def run(ctx):
-        key = make_key(src, inc, dst, name, ctx.frame_id, ctx.iter_id)
-        value, dead = ctx.rendezvous.recv(key, ctx.deadline)
+        value, dead = ctx.rendezvous.recv(key_for(ctx), ctx.deadline)
         return DEAD if dead else value
 
+    run.key_for = key_for  # NOTE: lets an executor wait for whichever recv arrives first
     return run

@@ -1,0 +1,181 @@
+"""The tensorweave demo: a small CNN, written as a TensorFlow 1.x script, learns to read
+scikit-learn's 8x8 handwritten digits (1,797 images) in a few seconds on a CPU.
+
+    conv 3x3x32 - batch norm - ReLU - max pool      8x8 -> 4x4
+    conv 3x3x64 - batch norm - ReLU - max pool      4x4 -> 2x2
+    dense 128 - ReLU - dropout - dense 10
+
+He-initialized kernels with L2 regularization, Adam, batch-norm moving averages updated
+through the UPDATE_OPS control-dependency idiom, a held-out test split (20%, fixed seed).
+It prints `test accuracy: 0.9xx` at the end.
+
+Run: make demo   (or .venv/bin/python examples/cnn_digits.py [--epochs 12] [--no-progress])
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from sklearn.datasets import load_digits
+from sklearn.model_selection import train_test_split
+from threadpoolctl import threadpool_limits  # installed with scikit-learn
+
+import tensorweave as tf
+from tensorweave.monitoring.progress import Progress
+
+
+# -- data -------------------------------------------------------------------------------------
+def load_data(test_fraction: float, seed: int):
+    """(x_train, y_train, x_test, y_test): [N, 8, 8, 1] float32 images standardized with the
+    training split's mean and std, int32 labels; the split is stratified and seeded."""
+    digits = load_digits()
+    images = digits.images.astype(np.float32)[..., None]
+    labels = digits.target.astype(np.int32)
+    x_train, x_test, y_train, y_test = train_test_split(
+        images, labels, test_size=test_fraction, random_state=seed, stratify=labels)
+    mean, std = x_train.mean(), x_train.std()
+    return (x_train - mean) / std, y_train, (x_test - mean) / std, y_test
+
+
+def batches(n: int, batch_size: int, rng=None):
+    """Index arrays covering range(n) in batches (shuffled when `rng` is given)."""
+    order = rng.permutation(n) if rng is not None else np.arange(n)
+    for start in range(0, n, batch_size):
+        yield order[start:start + batch_size]
+
+
+# -- model ------------------------------------------------------------------------------------
+def conv_block(inputs, filters: int, l2_scale: float, is_training, name: str):
+    """conv 3x3 (no bias: batch norm follows) → batch norm → ReLU → 2x2 max pool."""
+    with tf.variable_scope(name):
+        h = tf.layers.conv2d(
+            inputs, filters, 3, padding="same", use_bias=False,
+            kernel_initializer=tf.variance_scaling_initializer(scale=2.0),
+            kernel_regularizer=tf.contrib.layers.l2_regularizer(l2_scale))
+        h = tf.layers.batch_normalization(h, training=is_training)
+        h = tf.nn.relu(h)
+        return tf.layers.max_pooling2d(h, pool_size=2, strides=2)
+
+
+def build_model(images, labels, is_training, args, steps_per_epoch: int):
+    """The CNN, its loss (cross entropy + L2), the Adam train op (after the batch-norm
+    updates; the learning rate decays by `args.lr_decay` per epoch) and the batch accuracy.
+    `images`/`labels` may be placeholders or any tensors (an input pipeline's outputs)."""
+    h = conv_block(images, 32, args.l2, is_training, "block1")
+    h = conv_block(h, 64, args.l2, is_training, "block2")
+    h = tf.layers.flatten(h)
+    h = tf.layers.dense(h, 128, activation=tf.nn.relu,
+                        kernel_initializer=tf.variance_scaling_initializer(scale=2.0),
+                        kernel_regularizer=tf.contrib.layers.l2_regularizer(args.l2))
+    h = tf.layers.dropout(h, rate=args.dropout, training=is_training)
+    logits = tf.layers.dense(h, 10, name="logits")
+
+    cross_entropy = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    loss = cross_entropy + tf.losses.get_regularization_loss()
+    global_step = tf.train.get_or_create_global_step()
+    learning_rate = tf.train.exponential_decay(args.learning_rate, global_step,
+                                               decay_steps=steps_per_epoch,
+                                               decay_rate=args.lr_decay)
+    update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    with tf.control_dependencies(update_ops):  # moving mean/variance step with each train step
+        train_op = tf.train.AdamOptimizer(learning_rate).minimize(
+            loss, global_step=global_step)
+    predictions = tf.argmax(logits, axis=1, output_type=tf.int32)
+    accuracy = tf.reduce_mean(tf.cast(tf.equal(predictions, labels), tf.float32))
+    return {"images": images, "labels": labels, "is_training": is_training, "loss": loss,
+            "train_op": train_op, "accuracy": accuracy, "predictions": predictions,
+            "global_step": global_step}
+
+
+# -- training and evaluation ------------------------------------------------------------------
+def train_epoch(sess, model, x, y, args, rng, epoch: int):
+    """One pass over the training split; returns (mean loss, mean accuracy)."""
+    n_batches = -(-len(x) // args.batch_size)
+    losses, accuracies = [], []
+    with Progress(total=n_batches, desc=f"epoch {epoch:2d}/{args.epochs}",
+                  disable=True if args.no_progress else None, unit="batch") as bar:
+        for idx in batches(len(x), args.batch_size, rng):
+            _, loss, acc = sess.run(
+                [model["train_op"], model["loss"], model["accuracy"]],
+                {model["images"]: x[idx], model["labels"]: y[idx],
+                 model["is_training"]: True})
+            losses.append(loss)
+            accuracies.append(acc)
+            bar.update(loss=np.mean(losses), acc=np.mean(accuracies))
+    return float(np.mean(losses)), float(np.mean(accuracies))
+
+
+def evaluate(sess, model, x, y, batch_size: int = 512) -> float:
+    """Accuracy over (x, y) in inference mode (batch norm uses its moving averages)."""
+    correct = 0
+    for idx in batches(len(x), batch_size):
+        predictions = sess.run(model["predictions"], {model["images"]: x[idx]})
+        correct += int(np.sum(predictions == y[idx]))
+    return correct / len(x)
+
+
+def train(sess, model, data, args, on_epoch_end=None):
+    """Trains for `args.epochs` epochs; `on_epoch_end(epoch, stats)` runs after each one
+    (a place for checkpoints and summaries). Returns the last epoch's stats."""
+    x_train, y_train = data[0], data[1]
+    rng = np.random.RandomState(args.seed)
+    stats = {}
+    for epoch in range(1, args.epochs + 1):
+        loss, acc = train_epoch(sess, model, x_train, y_train, args, rng, epoch)
+        stats = {"epoch": epoch, "loss": loss, "train_accuracy": acc}
+        if on_epoch_end is not None:
+            on_epoch_end(epoch, stats)
+    return stats
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description="Train a CNN on the 8x8 digits.")
+    parser.add_argument("--epochs", type=int, default=15)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--learning-rate", type=float, default=3e-3)
+    parser.add_argument("--lr-decay", type=float, default=0.85,
+                        help="learning-rate factor per epoch")
+    parser.add_argument("--l2", type=float, default=1e-4, help="L2 scale on the kernels")
+    parser.add_argument("--dropout", type=float, default=0.3, help="dropout rate")
+    parser.add_argument("--test-fraction", type=float, default=0.2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bars (they are off anyway when stdout is not a terminal)")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> float:
+    # NOTE: the matrices are tiny; on a small machine BLAS worker threads only contend.
+    with threadpool_limits(limits=1, user_api="blas"):
+        return run(parse_args(argv))
+
+
+def run(args) -> float:
+    """Builds, trains and evaluates the model; prints and returns the test accuracy."""
+    start = time.perf_counter()
+    tf.set_random_seed(args.seed)
+    data = load_data(args.test_fraction, args.seed)
+    images = tf.placeholder(tf.float32, [None, 8, 8, 1], name="images")
+    labels = tf.placeholder(tf.int32, [None], name="labels")
+    is_training = tf.placeholder_with_default(False, [], name="is_training")
+    steps_per_epoch = -(-len(data[0]) // args.batch_size)
+    model = build_model(images, labels, is_training, args, steps_per_epoch)
+    print(f"train: {len(data[0])} images, test: {len(data[2])} images")
+
+    def report(epoch, stats):
+        print(f"epoch {epoch:2d}: loss {stats['loss']:.4f}  "
+              f"train accuracy {stats['train_accuracy']:.3f}")
+
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        train(sess, model, data, args, on_epoch_end=report)
+        test_accuracy = evaluate(sess, model, data[2], data[3])
+    print(f"time: {time.perf_counter() - start:.1f} s")
+    print(f"test accuracy: {test_accuracy:.3f}")
+    return test_accuracy
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The client: Session and fetch/feed mapping."""

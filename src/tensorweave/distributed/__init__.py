@@ -1,0 +1,1 @@
+"""The distributed runtime: clusters, servers, and gRPC masters and workers."""

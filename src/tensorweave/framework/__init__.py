@@ -1,0 +1,1 @@
+"""Graph construction: Graph, Operation, Tensor, scopes, import/export."""

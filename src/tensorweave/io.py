@@ -1,0 +1,3 @@
+"""`tf.io`."""
+
+from tensorweave.training.graph_io import write_graph  # noqa: F401

@@ -1,0 +1,1 @@
+"""The master: placement, pruning, optimization passes, partitioning, step orchestration."""

@@ -1,0 +1,9 @@
+"""`tf.nn`: activations, convolution, pooling, normalization, losses, embeddings, dropout."""
+
+from tensorweave.ops.math_ops import sigmoid, tanh  # noqa: F401
+from tensorweave.ops.nn_conv import *  # noqa: F403
+from tensorweave.ops.nn_impl import *  # noqa: F403
+from tensorweave.ops.nn_losses import *  # noqa: F403
+from tensorweave.ops.nn_norm import *  # noqa: F403
+from tensorweave.ops.nn_ops import *  # noqa: F403
+from tensorweave.ops.random_ops import dropout  # noqa: F401

@@ -1,0 +1,1 @@
+"""The runtime: devices, plans, executors, rendezvous, workers and kernels."""

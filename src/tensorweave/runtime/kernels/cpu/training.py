@@ -1,0 +1,398 @@
+"""CPU kernels of the training ops: fused optimizer updates, in place, TF's formulas exactly.
+
+Every kernel holds its variable's `ref.lock` (whatever `use_locking` says: numpy updates are not
+atomic), validates as TF's kernels do (same messages), updates the variable and its slots in
+place with `out=` numpy calls and returns the variable's Ref. Scalars (lr, beta1, ...) arrive as
+0-d arrays of the op's dtype T and stay numpy scalars of T, so float32 variables are never
+promoted to float64. Temporaries come from a per-kernel `_Scratch`, only used under the lock.
+
+Sparse kernels (`SparseApply*`) gather the named rows, run the update on them and scatter them
+back; with duplicate indices they apply the rows one at a time, as TF's sequential loop does.
+Formulas follow tensorflow/core/kernels/training_ops.cc (the sparse variants have their own
+operation order, kept here). Complex dtypes are supported like TF's CPU kernels; integer
+dtypes have no kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from tensorweave import dtypes, errors
+from tensorweave.runtime.kernels.registry import register_kernel
+
+
+def _fmt(shape) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _invalid(message: str) -> errors.OpError:
+    return errors.InvalidArgumentError(None, None, message)
+
+
+class _Scratch:
+    """Reusable temporaries of one kernel (callers hold the variable's lock)."""
+
+    __slots__ = ("_bufs",)
+
+    def __init__(self):
+        self._bufs: dict[int, np.ndarray] = {}
+
+    def get(self, i: int, like: np.ndarray) -> np.ndarray:
+        buf = self._bufs.get(i)
+        if buf is None or buf.shape != like.shape or buf.dtype != like.dtype:
+            buf = self._bufs[i] = np.empty_like(like)
+        return buf
+
+
+# -- update formulas: fn(arrays, scalars, grad, scratch, flags); arrays[0] is var ------------
+def _gradient_descent(b, s, g, t, f) -> None:
+    var, = b
+    tmp = t.get(0, var)
+    np.multiply(g, s[0], out=tmp)
+    var -= tmp
+
+
+def _momentum(b, s, g, t, f) -> None:
+    var, accum = b
+    lr, momentum = s
+    accum *= momentum
+    accum += g
+    tmp = t.get(0, var)
+    if f["use_nesterov"]:
+        np.multiply(g, lr, out=tmp)
+        tmp2 = t.get(1, var)
+        np.multiply(accum, momentum, out=tmp2)
+        tmp2 *= lr
+        tmp += tmp2
+    else:
+        np.multiply(accum, lr, out=tmp)
+    var -= tmp
+
+
+def _sparse_momentum(b, s, g, t, f) -> None:
+    var, accum = b
+    lr, momentum = s
+    accum *= momentum
+    accum += g
+    tmp = t.get(0, var)
+    if f["use_nesterov"]:
+        np.multiply(g, lr, out=tmp)
+        tmp2 = t.get(1, var)
+        np.multiply(accum, lr * momentum, out=tmp2)
+        tmp += tmp2
+    else:
+        np.multiply(accum, lr, out=tmp)
+    var -= tmp
+
+
+def _adam(b, s, g, t, f) -> None:
+    """alpha = lr*sqrt(1-beta2^t)/(1-beta1^t); m += (g-m)(1-beta1); v += (g²-v)(1-beta2);
+    var -= alpha*m/(sqrt(v)+eps)  (Nesterov: alpha*(g(1-beta1)+beta1*m)/(sqrt(v)+eps))."""
+    var, m, v = b
+    beta1_power, beta2_power, lr, beta1, beta2, epsilon = s
+    one = type(lr)(1)
+    alpha = lr * np.sqrt(one - beta2_power) / (one - beta1_power)
+    tmp = t.get(0, var)
+    np.subtract(g, m, out=tmp)
+    tmp *= one - beta1
+    m += tmp
+    np.multiply(g, g, out=tmp)
+    tmp -= v
+    tmp *= one - beta2
+    v += tmp
+    if f["use_nesterov"]:
+        np.multiply(g, one - beta1, out=tmp)
+        tmp2 = t.get(2, var)
+        np.multiply(m, beta1, out=tmp2)
+        tmp += tmp2
+        tmp *= alpha
+    else:
+        np.multiply(m, alpha, out=tmp)
+    den = t.get(1, var)
+    np.sqrt(v, out=den)
+    den += epsilon
+    tmp /= den
+    var -= tmp
+
+
+def _rms_prop(b, s, g, t, f) -> None:
+    """ms += (g²-ms)(1-rho); mom = mom*momentum + g*lr/sqrt(ms+eps); var -= mom."""
+    var, ms, mom = b
+    lr, rho, momentum, epsilon = s
+    tmp = t.get(0, var)
+    np.multiply(g, g, out=tmp)
+    tmp -= ms
+    tmp *= type(rho)(1) - rho
+    ms += tmp
+    den = t.get(1, var)
+    np.add(ms, epsilon, out=den)
+    np.sqrt(den, out=den)
+    np.multiply(g, lr, out=tmp)
+    tmp /= den
+    mom *= momentum
+    mom += tmp
+    var -= mom
+
+
+def _centered_rms_prop(b, s, g, t, f) -> None:
+    """As RMSProp with mg += (g-mg)(1-rho) and denominator sqrt(ms - mg² + eps)."""
+    var, mg, ms, mom = b
+    lr, rho, momentum, epsilon = s
+    one_minus_rho = type(rho)(1) - rho
+    tmp = t.get(0, var)
+    np.multiply(g, g, out=tmp)
+    tmp -= ms
+    tmp *= one_minus_rho
+    ms += tmp
+    np.subtract(g, mg, out=tmp)
+    tmp *= one_minus_rho
+    mg += tmp
+    den = t.get(1, var)
+    np.multiply(mg, mg, out=den)
+    np.subtract(ms, den, out=den)
+    den += epsilon
+    np.sqrt(den, out=den)
+    np.multiply(g, lr, out=tmp)
+    tmp /= den
+    mom *= momentum
+    mom += tmp
+    var -= mom
+
+
+def _sparse_rms_prop(b, s, g, t, f) -> None:
+    """TF's sparse order: ms = ms*rho + g²(1-rho); mom = mom*momentum + rsqrt(ms+eps)*lr*g."""
+    var, ms, mom = b
+    lr, rho, momentum, epsilon = s
+    tmp = t.get(0, var)
+    ms *= rho
+    np.multiply(g, g, out=tmp)
+    tmp *= type(rho)(1) - rho
+    ms += tmp
+    _rsqrt_lr_g(np.add(ms, epsilon, out=tmp), lr, g)
+    mom *= momentum
+    mom += tmp
+    var -= mom
+
+
+def _sparse_centered_rms_prop(b, s, g, t, f) -> None:
+    """TF's sparse order, with mg = mg*rho + g(1-rho) and rsqrt(ms + eps - mg²)."""
+    var, mg, ms, mom = b
+    lr, rho, momentum, epsilon = s
+    one_minus_rho = type(rho)(1) - rho
+    tmp = t.get(0, var)
+    ms *= rho
+    np.multiply(g, g, out=tmp)
+    tmp *= one_minus_rho
+    ms += tmp
+    mg *= rho
+    np.multiply(g, one_minus_rho, out=tmp)
+    mg += tmp
+    den = t.get(1, var)
+    np.multiply(mg, mg, out=den)
+    np.add(ms, epsilon, out=tmp)
+    tmp -= den
+    _rsqrt_lr_g(tmp, lr, g)
+    mom *= momentum
+    mom += tmp
+    var -= mom
+
+
+def _rsqrt_lr_g(x, lr, g) -> None:
+    """x = rsqrt(x) * lr * g, in place."""
+    np.sqrt(x, out=x)
+    np.reciprocal(x, out=x)
+    x *= lr
+    x *= g
+
+
+def _adagrad(b, s, g, t, f) -> None:
+    """accum += g² (when update_slots); var -= lr * g * rsqrt(accum)."""
+    var, accum = b
+    lr, = s
+    tmp = t.get(0, var)
+    if f["update_slots"]:
+        np.multiply(g, g, out=tmp)
+        accum += tmp
+    np.multiply(g, lr, out=tmp)
+    r = t.get(1, var)
+    np.sqrt(accum, out=r)
+    np.reciprocal(r, out=r)
+    tmp *= r
+    var -= tmp
+
+
+def _adadelta(b, s, g, t, f) -> None:
+    """accum = accum*rho + g²(1-rho); u = sqrt(accum_update+eps)*rsqrt(accum+eps)*g;
+    var -= u*lr; accum_update = accum_update*rho + u²(1-rho)."""
+    var, accum, accum_update = b
+    lr, rho, epsilon = s
+    one_minus_rho = type(rho)(1) - rho
+    tmp = t.get(0, var)
+    accum *= rho
+    np.multiply(g, g, out=tmp)
+    tmp *= one_minus_rho
+    accum += tmp
+    update = t.get(1, var)
+    np.add(accum_update, epsilon, out=update)
+    np.sqrt(update, out=update)
+    np.add(accum, epsilon, out=tmp)
+    np.sqrt(tmp, out=tmp)
+    np.reciprocal(tmp, out=tmp)
+    update *= tmp
+    update *= g
+    np.multiply(update, lr, out=tmp)
+    var -= tmp
+    accum_update *= rho
+    update *= update
+    update *= one_minus_rho
+    accum_update += update
+
+
+# -- validation ------------------------------------------------------------------------------
+def _read(refs) -> list:
+    out = []
+    for ref in refs:
+        if ref.value is None:
+            raise errors.FailedPreconditionError(
+                None, None, f"Attempting to use uninitialized variables: {ref.name}")
+        out.append(ref.value)
+    return out
+
+
+def _scalars(names, values) -> tuple:
+    out = []
+    for name, v in zip(names, values):
+        a = np.asarray(v)
+        if a.ndim != 0:
+            raise _invalid(f"{name} is not a scalar: {_fmt(a.shape)}")
+        out.append(a[()])
+    return tuple(out)
+
+
+def _same_shapes(names, arrays, grad, sparse: bool) -> None:
+    var = arrays[0]
+    for name, a in zip(names[1:], arrays[1:]):
+        if a.shape != var.shape:
+            raise _invalid(f"var and {name} do not have the same shape"
+                           f"{_fmt(var.shape)} {_fmt(a.shape)}")
+    if not sparse and np.shape(grad) != var.shape:
+        raise _invalid(f"var and grad do not have the same shape"
+                       f"{_fmt(var.shape)} {_fmt(np.shape(grad))}")
+
+
+def _sparse_checks(var, grad, indices) -> None:
+    if var.ndim < 1:
+        raise _invalid("var must be at least 1 dimensional")
+    if indices.ndim != 1:
+        raise _invalid("indices must be one-dimensional")
+    if grad.ndim != var.ndim:
+        raise _invalid(f"var and grad must match in dimension {max(1, min(var.ndim, grad.ndim))}")
+    for d in range(1, var.ndim):
+        if var.shape[d] != grad.shape[d]:
+            raise _invalid(f"var and grad must match in dimension {d}")
+    if grad.shape[0] != indices.shape[0]:
+        raise _invalid("grad must be the same size as indices in the first dimension.")
+    bad = np.flatnonzero((indices < 0) | (indices >= var.shape[0]))
+    if bad.size:
+        i = int(bad[0])
+        raise _invalid(f"Index {int(indices[i])} at offset {i} in indices is out of range")
+
+
+# -- kernel factories ------------------------------------------------------------------------
+_FLOATING = ("f", "c")
+
+
+def _check_dtype(node, op: str) -> None:
+    dt = node.attr("T")
+    if dt is not None and np.dtype(dtypes.as_dtype(dt).np_dtype).kind not in _FLOATING:
+        raise errors.UnimplementedError(
+            None, None, f"No '{op}' kernel for dtype {dtypes.as_dtype(dt).name}: TF registers "
+                        "training kernels for floating and complex types only")
+
+
+def _dense(op: str, refs: tuple, scalars: tuple, fn: Callable, after: tuple = (),
+           flags: tuple = ()) -> None:
+    """Registers `op` with inputs refs..., scalars..., grad, after... (scalars too)."""
+    n, k = len(refs), len(scalars)
+
+    def factory(node):
+        _check_dtype(node, op)
+        f = {name: node.attr(name) for name in flags}
+        scratch = _Scratch()
+
+        def run(*inputs):
+            rs, grad = inputs[:n], np.asarray(inputs[n + k])
+            with rs[0].lock:
+                arrays = _read(rs)
+                s = _scalars(scalars + after, inputs[n:n + k] + inputs[n + k + 1:])
+                _same_shapes(refs, arrays, grad, sparse=False)
+                fn(arrays, s, grad, scratch, f)
+            return rs[0]
+
+        return run
+
+    register_kernel(op)(factory)
+
+
+def _sparse(op: str, refs: tuple, scalars: tuple, fn: Callable, after: tuple = (),
+            flags: tuple = ()) -> None:
+    """Registers `op` with inputs refs..., scalars..., grad, indices, after..."""
+    n, k = len(refs), len(scalars)
+
+    def factory(node):
+        _check_dtype(node, op)
+        f = {name: node.attr(name) for name in flags}
+        scratch = _Scratch()
+
+        def run(*inputs):
+            rs = inputs[:n]
+            grad, indices = np.asarray(inputs[n + k]), np.asarray(inputs[n + k + 1])
+            with rs[0].lock:
+                arrays = _read(rs)
+                s = _scalars(scalars + after, inputs[n:n + k] + inputs[n + k + 2:])
+                _same_shapes(refs, arrays, grad, sparse=True)
+                _sparse_checks(arrays[0], grad, indices)
+                _update_rows(fn, arrays, s, grad, indices, scratch, f)
+            return rs[0]
+
+        return run
+
+    register_kernel(op)(factory)
+
+
+def _update_rows(fn, arrays, s, grad, indices, scratch, f) -> None:
+    """Applies `fn` to rows `indices` of every array (sequentially when indices repeat)."""
+    if indices.size == 0:
+        return
+    if np.unique(indices).size == indices.size:
+        rows = [a[indices] for a in arrays]
+        fn(rows, s, grad, scratch, f)
+        for a, r in zip(arrays, rows):
+            a[indices] = r
+        return
+    for i, j in enumerate(indices.tolist()):
+        fn([a[j:j + 1] for a in arrays], s, grad[i:i + 1], scratch, f)
+
+
+_dense("ApplyGradientDescent", ("var",), ("alpha",), _gradient_descent)
+_dense("ApplyMomentum", ("var", "accum"), ("lr",), _momentum, ("momentum",),
+       ("use_nesterov",))
+_sparse("SparseApplyMomentum", ("var", "accum"), ("lr",), _sparse_momentum, ("momentum",),
+        ("use_nesterov",))
+_dense("ApplyAdam", ("var", "m", "v"),
+       ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon"), _adam,
+       flags=("use_nesterov",))
+_dense("ApplyRMSProp", ("var", "ms", "mom"), ("lr", "rho", "momentum", "epsilon"), _rms_prop)
+_sparse("SparseApplyRMSProp", ("var", "ms", "mom"), ("lr", "rho", "momentum", "epsilon"),
+        _sparse_rms_prop)
+_dense("ApplyCenteredRMSProp", ("var", "mg", "ms", "mom"), ("lr", "rho", "momentum", "epsilon"),
+       _centered_rms_prop)
+_sparse("SparseApplyCenteredRMSProp", ("var", "mg", "ms", "mom"),
+        ("lr", "rho", "momentum", "epsilon"), _sparse_centered_rms_prop)
+_dense("ApplyAdagrad", ("var", "accum"), ("lr",), _adagrad, flags=("update_slots",))
+_sparse("SparseApplyAdagrad", ("var", "accum"), ("lr",), _adagrad, flags=("update_slots",))
+_dense("ApplyAdadelta", ("var", "accum", "accum_update"), ("lr", "rho", "epsilon"), _adadelta)
+_sparse("SparseApplyAdadelta", ("var", "accum", "accum_update"), ("lr", "rho", "epsilon"),
+        _adadelta)

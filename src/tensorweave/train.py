@@ -1,0 +1,20 @@
+"""`tf.train`: optimizers, schedules, moving averages, global step, graph files."""
+
+from tensorweave.training.learning_rate_decay import (  # noqa: F401
+    cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
+    linear_cosine_decay, natural_exp_decay, piecewise_constant, piecewise_constant_decay,
+    polynomial_decay,
+)
+from tensorweave.training.moving_averages import ExponentialMovingAverage  # noqa: F401
+from tensorweave.training.optimizer import Optimizer  # noqa: F401
+from tensorweave.training.optimizers import (  # noqa: F401
+    AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,
+    MomentumOptimizer, RMSPropOptimizer,
+)
+
+from tensorweave.ops.variable_scope import (  # noqa: F401
+    assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
+    global_step,
+)
+from tensorweave.monitoring.summary.event_file import summary_iterator  # noqa: F401
+from tensorweave.training.graph_io import write_graph  # noqa: F401

@@ -1,0 +1,1 @@
+"""Training: optimizers, layers, losses, metrics, savers and checkpoints."""

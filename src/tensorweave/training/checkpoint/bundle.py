@@ -1,0 +1,544 @@
+"""TensorFlow's V2 checkpoint (tensor bundle): `BundleWriter`, `BundleReader`, `merge_bundles`.
+
+A checkpoint with prefix `P` is `P.index` (a table, see `table.py`: key "" holds a
+`BundleHeaderProto`, every other key a tensor name → `BundleEntryProto`) and the data shards
+`P.data-00000-of-0000N` (tensor bytes, C order, little-endian, packed back to back). A string
+tensor is stored as the varint64 length of every element, the masked CRC-32C of those
+lengths taken as little-endian uint32 (uint64 above 4 GiB), then all the bytes; the entry's
+checksum covers the uint32 lengths, that 4-byte checksum and the bytes. Every other entry's
+checksum is the masked CRC-32C of its bytes.
+
+Writes are atomic: data and index go to `*.tempstate<random>` files that are renamed into
+place (data first, index last), so a reader never sees a half-written checkpoint.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import random
+import re
+import threading
+
+import numpy as np
+
+from tensorweave import dtypes, errors
+from tensorweave.proto import tensor_bundle_pb2, tensor_shape_pb2
+from tensorweave.training.checkpoint import crc as crc32c
+from tensorweave.training.checkpoint import strings
+from tensorweave.training.checkpoint.table import TableBuilder, read_table
+
+HEADER_KEY = b""
+BUNDLE_VERSION = 1       # TF's kTensorBundleVersion
+BUNDLE_MIN_CONSUMER = 0  # TF's kTensorBundleMinConsumer
+_CHUNK = 4 << 20  # I/O and checksums go chunk by chunk, overlapped, while cache-hot
+_MAP_MIN = 1 << 20  # `mapped` reads map tensors from this size up
+_RAW_STORAGE = {"bfloat16": np.uint16, "qint8": np.int8, "quint8": np.uint8,
+                "qint16": np.int16, "quint16": np.uint16, "qint32": np.int32}
+_SUFFIX = re.compile(r"\.(index|meta|data-\d{5}-of-\d{5})$")
+
+
+# -- file names ------------------------------------------------------------------------------
+def data_filename(prefix: str, shard: int, num_shards: int) -> str:
+    return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
+
+
+def index_filename(prefix: str) -> str:
+    return f"{prefix}.index"
+
+
+def normalize_prefix(path) -> str:
+    """The checkpoint prefix of `path`: `P.index`, `P.data-…` and `P.meta` all give `P`."""
+    return _SUFFIX.sub("", os.fspath(path))
+
+
+def _temp_name(path: str) -> str:
+    return f"{path}.tempstate{random.getrandbits(63)}"
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+# -- dtypes ----------------------------------------------------------------------------------
+def storage_dtype(dtype: dtypes.DType) -> np.dtype:
+    """The little-endian numpy dtype whose bytes a checkpoint stores for `dtype`.
+
+    bfloat16 maps to ml_dtypes' bfloat16 when installed, else to its uint16 bit patterns
+    (as do the quantized types to their integer layouts).
+
+    Raises:
+      UnimplementedError: string, resource or variant (no fixed-size layout).
+    """
+    base = dtype.base_dtype
+    if base == dtypes.string or base.name in ("resource", "variant"):
+        raise errors.UnimplementedError(None, None, f"{base.name} has no fixed-size layout")
+    try:
+        np_dtype = base.np_dtype
+    except TypeError:
+        np_dtype = np.dtype(_RAW_STORAGE[base.name])
+    return np_dtype.newbyteorder("<") if np_dtype.byteorder == ">" else np_dtype
+
+
+def _infer_dtype(array: np.ndarray) -> dtypes.DType:
+    if array.dtype.kind in "OSU":
+        return dtypes.string
+    try:
+        return dtypes.as_dtype(array.dtype)
+    except TypeError:
+        raise errors.InvalidArgumentError(
+            None, None, f"No checkpoint dtype for numpy dtype {array.dtype}") from None
+
+
+def _shape_proto(shape) -> tensor_shape_pb2.TensorShapeProto:
+    return tensor_shape_pb2.TensorShapeProto(
+        dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=int(d)) for d in shape])
+
+
+# -- writing ---------------------------------------------------------------------------------
+class BundleWriter:
+    """Writes one single-shard V2 checkpoint. Use as a context manager, or call `finish()`.
+
+    Example:
+        with BundleWriter("/tmp/model.ckpt-1") as w:
+            w.add("dense/kernel", np.ones((3, 2), np.float32))
+
+    Leaving the `with` block by an exception (or calling `abort()`) removes the temporary
+    files and leaves any previous checkpoint at `prefix` untouched. Not thread-safe.
+    """
+
+    def __init__(self, prefix, shard: int = 0, num_shards: int = 1):
+        self._prefix = os.fspath(prefix)
+        self._shard, self._num_shards = shard, num_shards
+        self._data_path = data_filename(self._prefix, shard, num_shards)
+        self._tmp_data = _temp_name(self._data_path)
+        self._entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto] = {}
+        self._offset = 0
+        self._done = False
+        parent = os.path.dirname(self._prefix)
+        try:
+            if parent:
+                os.makedirs(parent, exist_ok=True)
+            self._f = open(self._tmp_data, "wb", buffering=0)
+        except OSError as e:
+            raise errors.NotFoundError(
+                None, None, f"Failed to create checkpoint file {self._data_path}: {e}") from e
+
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+    def add(self, name, value, dtype: dtypes.DType | None = None) -> None:
+        """Appends tensor `name` (str or bytes) holding `value` (array-like).
+
+        Raises:
+          InvalidArgumentError: an empty or duplicate name, or a value whose numpy dtype is
+            not `dtype`'s storage dtype.
+        """
+        key = name.encode() if isinstance(name, str) else bytes(name)
+        if not key or key in self._entries:
+            raise errors.InvalidArgumentError(
+                None, None, f"Adding duplicate or empty tensor name {key.decode()!r} to "
+                            f"checkpoint {self._prefix}")
+        array = np.asarray(value)
+        dtype = _infer_dtype(array) if dtype is None else dtypes.as_dtype(dtype).base_dtype
+        if dtype == dtypes.string:
+            size, checksum = self._write_strings(array)
+        else:
+            size, checksum = self._write_numeric(self._as_storage(key, array, dtype))
+        self._entries[key] = tensor_bundle_pb2.BundleEntryProto(
+            dtype=dtype.as_datatype_enum, shape=_shape_proto(array.shape), shard_id=self._shard,
+            offset=self._offset, size=size, crc32c=crc32c.mask(checksum))
+        self._offset += size
+
+    def _as_storage(self, key: bytes, array: np.ndarray, dtype: dtypes.DType) -> np.ndarray:
+        want = storage_dtype(dtype)
+        if array.dtype.newbyteorder("<") != want.newbyteorder("<"):
+            raise errors.InvalidArgumentError(
+                None, None, f"Tensor {key.decode()!r} is declared {dtype.name} but holds numpy "
+                            f"{array.dtype}")
+        return np.ascontiguousarray(array, dtype=want)
+
+    def _write_numeric(self, array: np.ndarray) -> tuple[int, int]:
+        """Writes the bytes with no copy; each chunk's checksum runs beside its write."""
+        flat = array.reshape(-1).view(np.uint8)
+        if flat.nbytes <= _CHUNK:
+            self._write(memoryview(flat))
+            return flat.nbytes, crc32c.extend_array(0, flat)
+        pipe, view = crc32c.ChecksumPipe(), memoryview(flat)
+        try:
+            for start in range(0, flat.nbytes, _CHUNK):
+                pipe.add(flat[start:start + _CHUNK])
+                self._write(view[start:start + _CHUNK])
+        finally:
+            checksum = pipe.value()
+        return flat.nbytes, checksum
+
+    def _write_strings(self, array: np.ndarray) -> tuple[int, int]:
+        data, checksum = strings.encode(array.reshape(-1))
+        self._write(data)
+        return len(data), checksum
+
+    def _write(self, data) -> None:
+        view = memoryview(data)
+        while view:
+            n = self._f.write(view)
+            view = view[n:]
+
+    def finish(self) -> None:
+        """Renames the data file into place, then writes and renames the index.
+
+        Raises:
+          OSError (after removing the temporary files) when a file cannot be written.
+        """
+        if self._done:
+            return
+        self._done = True
+        tmp_index = _temp_name(index_filename(self._prefix))
+        try:
+            self._f.close()
+            os.replace(self._tmp_data, self._data_path)
+            with open(tmp_index, "wb") as f:
+                write_index(f, self._entries, self._num_shards)
+            os.replace(tmp_index, index_filename(self._prefix))
+        except BaseException:
+            _remove_quietly(self._tmp_data)
+            _remove_quietly(tmp_index)
+            raise
+
+    def abort(self) -> None:
+        """Removes the temporary data file; nothing at `prefix` changes."""
+        if not self._done:
+            self._done = True
+            self._f.close()
+            _remove_quietly(self._tmp_data)
+
+    def __enter__(self) -> BundleWriter:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.finish()
+        else:
+            self.abort()
+
+
+def write_index(f, entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto],
+                num_shards: int) -> None:
+    """Writes the `.index` table: the header under key "", then the entries sorted by name."""
+    header = tensor_bundle_pb2.BundleHeaderProto(num_shards=num_shards, endianness=0)
+    header.version.producer = BUNDLE_VERSION
+    header.version.min_consumer = BUNDLE_MIN_CONSUMER
+    table = TableBuilder(f)
+    table.add(HEADER_KEY, header.SerializeToString(deterministic=True))
+    for key in sorted(entries):
+        table.add(key, entries[key].SerializeToString(deterministic=True))
+    table.finish()
+
+
+# -- reading ---------------------------------------------------------------------------------
+class BundleReader:
+    """Reads a V2 checkpoint: its entries up front, tensor bytes on demand (checksums checked).
+
+    Thread-safety: `get_tensor` may be called from several threads at once.
+
+    Raises (constructor):
+      NotFoundError: no `prefix.index` file.
+      DataLossError: the index is truncated or corrupt (names the file).
+      UnimplementedError: a compressed index block or a big-endian checkpoint.
+    """
+
+    def __init__(self, prefix):
+        self._prefix = normalize_prefix(prefix)
+        self._index_path = index_filename(self._prefix)
+        try:
+            with open(self._index_path, "rb") as f:
+                raw = f.read()
+        except FileNotFoundError:
+            raise errors.NotFoundError(
+                None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
+                            f"matching files for {self._prefix}") from None
+        except OSError as e:
+            raise errors.NotFoundError(None, None, f"Cannot read {self._index_path}: {e}") from e
+        self.header, self._entries = _parse_index(raw, self._index_path)
+        self._fds: dict[int, int] = {}
+        self._maps: dict[int, mmap.mmap] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+    @property
+    def num_shards(self) -> int:
+        return self.header.num_shards
+
+    def names(self) -> list[str]:
+        """Tensor names, sorted."""
+        return list(self._entries)
+
+    def entry(self, name: str) -> tensor_bundle_pb2.BundleEntryProto:
+        """Raises NotFoundError when `name` is not in the checkpoint."""
+        e = self._entries.get(name)
+        if e is None:
+            raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint")
+        return e
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._entries
+
+    def dtype(self, name: str) -> dtypes.DType:
+        return dtypes.as_dtype(self.entry(name).dtype)
+
+    def shape(self, name: str) -> list[int]:
+        return [d.size for d in self.entry(name).shape.dim]
+
+    def get_tensor(self, name: str, mapped: bool = False) -> np.ndarray:
+        """A new array holding tensor `name` (strings: an object array of bytes).
+
+        With `mapped`, a large numeric tensor comes back as a writeable copy-on-write memory
+        map of the data file instead (no read into fresh memory: for callers that copy it
+        anyway, as RestoreV2 → Assign does). Writes to it never reach the file; the file must
+        not be truncated in place while the array lives (checkpoint writers, ours and TF's,
+        replace files by renaming and never do).
+
+        Raises:
+          NotFoundError: unknown name or a missing data file.
+          DataLossError: the data file is truncated, or a checksum does not match.
+          UnimplementedError: a partitioned (sliced) tensor.
+        """
+        entry = self.entry(name)
+        if entry.slices:
+            raise errors.UnimplementedError(
+                None, None, f"Tensor {name} in {self._prefix} is saved in slices (a "
+                            "partitioned variable); reading slices is not supported")
+        dtype = dtypes.as_dtype(entry.dtype)
+        shape = tuple(d.size for d in entry.shape.dim)
+        if dtype == dtypes.string:
+            return self._read_strings(name, entry, shape)
+        if mapped and entry.size >= _MAP_MIN:
+            return self._map_numeric(name, entry, dtype, shape)
+        return self._read_numeric(name, entry, dtype, shape)
+
+    def _read_numeric(self, name, entry, dtype, shape) -> np.ndarray:
+        out = np.empty(shape, storage_dtype(dtype))
+        if out.nbytes != entry.size:
+            raise self._loss(entry, f"entry for {name} has {entry.size} bytes, but its "
+                                    f"shape {list(shape)} and dtype {dtype.name} need "
+                                    f"{out.nbytes}")
+        flat = out.reshape(-1).view(np.uint8)
+        view, pipe = memoryview(flat), crc32c.ChecksumPipe()
+        try:
+            for start in range(0, flat.nbytes, _CHUNK):
+                self._pread(entry, view[start:start + _CHUNK], start)
+                pipe.add(flat[start:start + _CHUNK])
+        finally:
+            checksum = pipe.value()
+        self._check(name, entry, checksum)
+        return out
+
+    def _map_numeric(self, name, entry, dtype, shape) -> np.ndarray:
+        np_dtype = storage_dtype(dtype)
+        need = int(np.prod(shape, dtype=np.int64)) * np_dtype.itemsize
+        if need != entry.size:
+            raise self._loss(entry, f"entry for {name} has {entry.size} bytes, but its shape "
+                                    f"{list(shape)} and dtype {dtype.name} need {need}")
+        m = self._map(entry.shard_id)
+        if len(m) < entry.offset + entry.size:
+            raise self._loss(entry, f"truncated: needed {entry.size} bytes at offset "
+                                    f"{entry.offset}, the file has {len(m)} bytes")
+        flat = np.frombuffer(m, np.uint8, count=entry.size, offset=entry.offset)
+        self._check(name, entry, crc32c.extend_array(0, flat))
+        return flat.view(np_dtype).reshape(shape)
+
+    def _map(self, shard: int) -> mmap.mmap:
+        """One copy-on-write map of the whole data file per shard (one file descriptor, however
+        many tensors view it); it lives as long as some array does."""
+        fd = self._fd(shard)
+        with self._lock:
+            m = self._maps.get(shard)
+            if m is None:
+                if os.fstat(fd).st_size == 0:
+                    raise errors.DataLossError(None, None, f"{self._data_path(shard)}: "
+                                                           "truncated: the file is empty")
+                m = self._maps[shard] = mmap.mmap(fd, 0, access=mmap.ACCESS_COPY)
+            return m
+
+    def _read_strings(self, name, entry, shape) -> np.ndarray:
+        buf = bytearray(entry.size)
+        self._pread(entry, memoryview(buf))
+        n = int(np.prod(shape, dtype=np.int64))
+        try:
+            values, checksum = strings.decode(bytes(buf), n)
+        except ValueError as e:
+            raise self._loss(entry, f"string tensor {name}: {e}") from None
+        self._check(name, entry, checksum)
+        return values.reshape(shape)
+
+    def _check(self, name: str, entry, actual: int) -> None:
+        if crc32c.unmask(entry.crc32c) != actual:
+            raise self._loss(entry, f"Checksum does not match for tensor {name}: stored "
+                                    f"{crc32c.unmask(entry.crc32c)} vs. calculated on the "
+                                    f"restored bytes {actual}")
+
+    def _data_path(self, shard: int) -> str:
+        return data_filename(self._prefix, shard, self.header.num_shards)
+
+    def _loss(self, entry, what: str) -> errors.DataLossError:
+        return errors.DataLossError(None, None, f"{self._data_path(entry.shard_id)}: {what}")
+
+    def _fd(self, shard: int) -> int:
+        with self._lock:
+            fd = self._fds.get(shard)
+            if fd is None:
+                path = self._data_path(shard)
+                try:
+                    fd = self._fds[shard] = os.open(path, os.O_RDONLY)
+                except FileNotFoundError:
+                    raise errors.NotFoundError(
+                        None, None, f"Checkpoint data file {path} does not exist") from None
+            return fd
+
+    def _pread(self, entry, view: memoryview, skip: int = 0) -> None:
+        """Fills `view` from the entry's bytes from `skip` on. Raises DataLossError when the
+        file is too short."""
+        fd, pos, done = self._fd(entry.shard_id), entry.offset + skip, 0
+        while done < len(view):
+            n = _pread_into(fd, view[done:], pos + done)
+            if n <= 0:
+                raise self._loss(entry, f"truncated: needed {entry.size} bytes at offset "
+                                        f"{entry.offset}, found {skip + done} (file too short)")
+            done += n
+
+    def close(self) -> None:
+        """Closes the data files. Mapped arrays stay valid (their map is dropped, not
+        closed)."""
+        with self._lock:
+            fds, self._fds, self._maps = list(self._fds.values()), {}, {}
+        for fd in fds:
+            os.close(fd)
+
+    def __enter__(self) -> BundleReader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - best effort at interpreter shutdown
+            pass
+
+
+def _pread_into(fd: int, view: memoryview, offset: int) -> int:
+    if hasattr(os, "preadv"):
+        return os.preadv(fd, [view], offset)
+    data = os.pread(fd, len(view), offset)
+    view[:len(data)] = data
+    return len(data)
+
+
+def _parse_index(raw: bytes, path: str):
+    """(header, {name: entry}) of an index file's bytes. Raises DataLossError/Unimplemented."""
+    items = read_table(raw, path)
+    if not items or items[0][0] != HEADER_KEY:
+        raise errors.DataLossError(None, None, f"{path}: no bundle header entry (not a "
+                                               "checkpoint index?)")
+    header = _parse(tensor_bundle_pb2.BundleHeaderProto, items[0][1], path, "header")
+    if header.endianness != 0:
+        raise errors.UnimplementedError(
+            None, None, f"{path}: big-endian checkpoints are not supported")
+    if header.version.min_consumer > BUNDLE_VERSION:
+        raise errors.InvalidArgumentError(
+            None, None, f"{path}: checkpoint needs bundle version >= "
+                        f"{header.version.min_consumer}; this reader is {BUNDLE_VERSION}")
+    entries = {}
+    for key, value in items[1:]:
+        name = key.decode("utf-8", "surrogateescape")
+        entries[name] = _parse(tensor_bundle_pb2.BundleEntryProto, value, path, name)
+    return header, entries
+
+
+def _parse(cls, data: bytes, path: str, what: str):
+    try:
+        return cls.FromString(data)
+    except Exception:  # noqa: BLE001 - protobuf's DecodeError and friends
+        raise errors.DataLossError(None, None, f"{path}: cannot parse entry {what!r}") from None
+
+
+# -- merging (MergeV2Checkpoints) ------------------------------------------------------------
+def merge_bundles(prefixes, destination: str, delete_old_dirs: bool = True,
+                  allow_missing_files: bool = False) -> None:
+    """Merges the bundles `prefixes` into one at `destination` (TF's MergeBundles).
+
+    Data files are renamed (never copied) to `destination.data-i-of-n`; the merged index is
+    written atomically; the old index files are deleted, and with `delete_old_dirs` their
+    directories too when empty.
+
+    Raises:
+      NotFoundError: a bundle is missing (unless `allow_missing_files`), or all are.
+      InvalidArgumentError: two bundles hold the same tensor name.
+    """
+    readers = _present_bundles(prefixes, allow_missing_files)
+    total = sum(r.num_shards for r in readers)
+    entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto] = {}
+    renames, base = [], 0
+    for r in readers:
+        for name in r.names():
+            key = name.encode("utf-8", "surrogateescape")
+            if key in entries:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Duplicate tensor key {name} while merging {r.prefix}")
+            e = tensor_bundle_pb2.BundleEntryProto()
+            e.CopyFrom(r.entry(name))
+            e.shard_id += base
+            entries[key] = e
+        renames += [(data_filename(r.prefix, i, r.num_shards),
+                     data_filename(destination, base + i, total)) for i in range(r.num_shards)]
+        base += r.num_shards
+        r.close()
+    _finish_merge(readers, renames, entries, destination, total, delete_old_dirs)
+
+
+def _present_bundles(prefixes, allow_missing: bool) -> list[BundleReader]:
+    readers = []
+    for p in prefixes:
+        if allow_missing and not os.path.exists(index_filename(p)):
+            continue
+        readers.append(BundleReader(p))
+    if not readers:
+        raise errors.NotFoundError(None, None, f"No checkpoint files found among {prefixes}")
+    return readers
+
+
+def _finish_merge(readers, renames, entries, destination, total, delete_old_dirs) -> None:
+    parent = os.path.dirname(destination)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    for src, dst in renames:
+        os.replace(src, dst)
+    tmp = _temp_name(index_filename(destination))
+    try:
+        with open(tmp, "wb") as f:
+            write_index(f, entries, total)
+        os.replace(tmp, index_filename(destination))
+    except BaseException:
+        _remove_quietly(tmp)
+        raise
+    for r in readers:
+        if os.path.abspath(r.prefix) != os.path.abspath(destination):
+            _remove_quietly(index_filename(r.prefix))
+    if delete_old_dirs:
+        for d in {os.path.dirname(r.prefix) for r in readers}:
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass  # NOTE: best effort, as TF: a directory that is not empty stays
+
+
+__all__ = ["BundleWriter", "BundleReader", "merge_bundles", "data_filename", "index_filename",
+           "normalize_prefix", "storage_dtype", "write_index"]

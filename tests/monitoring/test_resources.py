@@ -1,0 +1,140 @@
+"""ResourceWatcher: alerts once per crossing, holders named, TensorBoard scalars, the thread."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+
+import tensorweave as tf
+from tensorweave.monitoring import summary as S
+from tensorweave.monitoring.resources import (
+    ResourceSample,
+    ResourceWatcher,
+    variable_memory_holders,
+)
+from tensorweave.monitoring.summary.event_file import summary_iterator
+
+
+def _sample(memory=50.0, cpu=10.0, rss=2**30):
+    return ResourceSample(time=time.time(), process_rss=rss, process_cpu_percent=80.0,
+                          memory_used=int(memory * 2**30 / 100), memory_total=2**30,
+                          memory_percent=memory, cpu_percent=cpu)
+
+
+def test_measure_reports_real_numbers():
+    s = ResourceWatcher().measure()
+    assert s.process_rss > 10 * 2**20
+    assert 0 < s.memory_percent <= 100 and 0 < s.memory_used <= s.memory_total
+    assert 0 <= s.cpu_percent <= 100
+
+
+def test_alerts_once_per_crossing_and_rearms(caplog):
+    w = ResourceWatcher()
+    alerts = []
+    w.add_callback(alerts.append)
+    with caplog.at_level(logging.WARNING, logger="tensorweave.monitoring"):
+        for mem in (50, 91, 95, 99, 89, 92, 93):
+            w.sample(_sample(memory=mem))
+    assert [round(a.value * 100) for a in alerts] == [91, 92]
+    assert all(a.metric == "memory" and a.threshold == 0.9 for a in alerts)
+    assert sum("Memory use at" in r.getMessage() for r in caplog.records) == 2
+
+
+def test_cpu_threshold_is_separate():
+    w = ResourceWatcher(cpu_threshold=0.5)
+    alerts = []
+    w.add_callback(alerts.append)
+    w.sample(_sample(cpu=60))
+    w.sample(_sample(cpu=70, memory=95))
+    assert [a.metric for a in alerts] == ["cpu", "memory"]
+    assert "CPU use at 60%" in alerts[0].message
+
+
+def test_memory_alert_names_the_largest_holders():
+    w = ResourceWatcher(memory_holders=lambda: [("small", 10), ("big", 3 * 2**20)], top_k=2)
+    w.add_memory_holders(lambda: [("huge", 2**31), ("tiny", 1)])
+    alerts = []
+    w.add_callback(alerts.append)
+    w.sample(_sample(memory=97))
+    assert alerts[0].top_holders == [("huge", 2**31), ("big", 3 * 2**20)]
+    assert "largest: huge (2.0 GiB), big (3.0 MiB)" in alerts[0].message
+
+
+def test_failing_callbacks_and_holders_do_not_stop_the_watcher(caplog):
+    w = ResourceWatcher()
+    w.add_memory_holders(lambda: 1 / 0)
+    seen = []
+    w.add_callback(lambda a: 1 / 0)
+    w.add_callback(seen.append)
+    with caplog.at_level(logging.ERROR, logger="tensorweave.monitoring"):
+        w.sample(_sample(memory=99))
+    assert len(seen) == 1 and seen[0].top_holders == []
+
+
+def test_variable_memory_holders():
+    tf.Variable(tf.zeros([100, 10]), name="w")
+    tf.Variable(tf.zeros([5], tf.float64), name="b")
+    assert sorted(variable_memory_holders()()) == [("b", 40), ("w", 4000)]
+
+
+def test_step_times_per_session():
+    w = ResourceWatcher()
+    for t in (0.1, 0.3, 0.2):
+        w.record_step(t)
+    w.record_step(1.0, session="eval")
+    times = w.step_times()
+    assert times["default"].count == 3 and times["default"].mean == pytest.approx(0.2)
+    assert (times["default"].min, times["default"].max, times["default"].last) == (0.1, 0.3,
+                                                                                    0.2)
+    assert times["eval"].total == 1.0
+
+
+def test_samples_go_to_tensorboard_as_scalars(tmp_path):
+    writer = S.FileWriter(tmp_path)
+    w = ResourceWatcher(writer=writer)
+    w.record_step(0.5)
+    w.record_step(0.25)
+    w.sample(_sample(memory=40, cpu=20, rss=3 * 2**20))
+    w.sample(_sample(memory=41))
+    writer.close()
+    events = [e for e in summary_iterator(writer.event_writer.path) if e.HasField("summary")]
+    assert [e.step for e in events] == [1, 2]
+    first = {v.tag: v.simple_value for v in events[0].summary.value}
+    assert first == {"resources/process_rss_mb": 3.0, "resources/process_cpu_percent": 80.0,
+                     "resources/memory_percent": 40.0, "resources/cpu_percent": 20.0,
+                     "resources/step_time_ms/default": 375.0}
+    assert "resources/step_time_ms/default" not in {v.tag for v in events[1].summary.value}
+
+
+def test_thread_samples_at_its_interval_and_stops():
+    with ResourceWatcher(interval=0.02) as w:
+        assert w.running
+        deadline = time.monotonic() + 5
+        while len(w.samples) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert not w.running
+    n = len(w.samples)
+    assert n >= 3 and w.latest is w.samples[-1]
+    time.sleep(0.1)
+    assert len(w.samples) == n
+
+
+def test_default_thresholds_and_interval():
+    w = ResourceWatcher()
+    assert w.interval == 1.0 and w.thresholds == {"memory": 0.9, "cpu": 0.9}
+
+
+def test_memory_is_the_cgroups_when_its_limit_is_lower(tmp_path, monkeypatch):
+    from tensorweave.monitoring import resources
+
+    used, limit = tmp_path / "memory.current", tmp_path / "memory.max"
+    used.write_text("300\n")
+    limit.write_text("1000\n")
+    monkeypatch.setattr(resources, "_CGROUP_FILES", (("/nonexistent", "/nonexistent"),
+                                                     (str(used), str(limit))))
+    s = ResourceWatcher().measure()
+    assert (s.memory_used, s.memory_total, s.memory_percent) == (300, 1000, 30.0)
+    limit.write_text("max\n")   # cgroup v2 "no limit"
+    assert resources.cgroup_memory_files() is None
