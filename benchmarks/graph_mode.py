@@ -143,24 +143,34 @@ def big_graph(res):
             lambda: s.run(ys[-1], {x: np.ones(8, np.float32)}), 10, warm=2) * 1e3
 
 
-def big_graph_unoptimized(res):
-    cfg = {"disabled_passes": ["constant_folding", "arithmetic", "cse", "dependency",
-                               "remapper"]}
+PASSES = ["constant_folding", "arithmetic", "cse", "dependency", "remapper"]
+
+
+def _big_graph():
+    x = tf.placeholder(tf.float32, [8])
+    ys = [x]
+    for i in range(10000):
+        a = ys[-1]
+        b = ys[-2] if len(ys) > 1 else x
+        ys.append(tf.sin(a) * 0.5 + tf.cos(b) if i % 3 == 0 else tf.tanh(a + b))
+    return x, ys[-1]
+
+
+def big_graph_per_pass(res):
+    """The 30k-node graph's steady run with no passes, and with each pass switched off."""
     g = tf.Graph()
     with g.as_default():
-        x = tf.placeholder(tf.float32, [8])
-        ys = [x]
-        for i in range(10000):
-            a = ys[-1]
-            b = ys[-2] if len(ys) > 1 else x
-            ys.append(tf.sin(a) * 0.5 + tf.cos(b) if i % 3 == 0 else tf.tanh(a + b))
-        s = tf.Session(config=cfg)
-        s.run(ys[-1], {x: np.ones(8, np.float32)})
-        res["big_graph_30k_steady_nopasses_ms"] = timeit(
-            lambda: s.run(ys[-1], {x: np.ones(8, np.float32)}), 10, warm=2) * 1e3
+        x, y = _big_graph()
+        fd = {x: np.ones(8, np.float32)}
+        for off, key in [(PASSES, "big_graph_30k_steady_nopasses_ms")] + \
+                [([p], f"big_graph_30k_steady_no_{p}_ms") for p in PASSES]:
+            s = tf.Session(config={"disabled_passes": off})
+            s.run(y, fd)
+            res[key] = timeit(lambda s=s: s.run(y, fd), 10, warm=2) * 1e3
+            s.close()
 
 
-SECTIONS = [run_latency, chains, mlps, cnn, wide_matmuls, big_graph, big_graph_unoptimized]
+SECTIONS = [run_latency, chains, mlps, cnn, wide_matmuls, big_graph, big_graph_per_pass]
 
 
 def main() -> None:

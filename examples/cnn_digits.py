@@ -9,12 +9,18 @@ He-initialized kernels with L2 regularization, Adam, batch-norm moving averages 
 through the UPDATE_OPS control-dependency idiom, a held-out test split (20%, fixed seed).
 It prints `test accuracy: 0.9xx` at the end.
 
+Everything goes under `--logdir` (default runs/cnn_digits): a checkpoint after every epoch
+(run the demo again and it resumes from the latest one; `--fresh` starts over), TensorBoard
+event files (loss, accuracies, weight histograms, the graph, one traced step) and a Chrome
+trace of one training step.
+
 Run: make demo   (or .venv/bin/python examples/cnn_digits.py [--epochs 12] [--no-progress])
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -116,13 +122,13 @@ def evaluate(sess, model, x, y, batch_size: int = 512) -> float:
     return correct / len(x)
 
 
-def train(sess, model, data, args, on_epoch_end=None):
-    """Trains for `args.epochs` epochs; `on_epoch_end(epoch, stats)` runs after each one
-    (a place for checkpoints and summaries). Returns the last epoch's stats."""
+def train(sess, model, data, args, on_epoch_end=None, first_epoch: int = 1):
+    """Trains epochs `first_epoch..args.epochs`; `on_epoch_end(epoch, stats)` runs after each
+    one (checkpoints and summaries). Returns the last epoch's stats."""
     x_train, y_train = data[0], data[1]
-    rng = np.random.RandomState(args.seed)
+    rng = np.random.RandomState(args.seed + first_epoch)
     stats = {}
-    for epoch in range(1, args.epochs + 1):
+    for epoch in range(first_epoch, args.epochs + 1):
         loss, acc = train_epoch(sess, model, x_train, y_train, args, rng, epoch)
         stats = {"epoch": epoch, "loss": loss, "train_accuracy": acc}
         if on_epoch_end is not None:
@@ -143,6 +149,10 @@ def parse_args(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bars (they are off anyway when stdout is not a terminal)")
+    parser.add_argument("--logdir", default=os.path.join("runs", "cnn_digits"),
+                        help="checkpoints, TensorBoard logs and the Chrome trace go here")
+    parser.add_argument("--fresh", action="store_true",
+                        help="ignore existing checkpoints and train from scratch")
     return parser.parse_args(argv)
 
 
@@ -153,7 +163,8 @@ def main(argv=None) -> float:
 
 
 def run(args) -> float:
-    """Builds, trains and evaluates the model; prints and returns the test accuracy."""
+    """Builds, trains (resuming from the latest checkpoint) and evaluates the model; prints
+    and returns the test accuracy."""
     start = time.perf_counter()
     tf.set_random_seed(args.seed)
     data = load_data(args.test_fraction, args.seed)
@@ -162,19 +173,79 @@ def run(args) -> float:
     is_training = tf.placeholder_with_default(False, [], name="is_training")
     steps_per_epoch = -(-len(data[0]) // args.batch_size)
     model = build_model(images, labels, is_training, args, steps_per_epoch)
+    logs = Logs(args.logdir, model)
     print(f"train: {len(data[0])} images, test: {len(data[2])} images")
 
-    def report(epoch, stats):
-        print(f"epoch {epoch:2d}: loss {stats['loss']:.4f}  "
-              f"train accuracy {stats['train_accuracy']:.3f}")
-
     with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        train(sess, model, data, args, on_epoch_end=report)
+        first_epoch = logs.restore_or_initialize(sess, steps_per_epoch, args.fresh)
+
+        def end_of_epoch(epoch, stats):
+            stats["test_accuracy"] = evaluate(sess, model, data[2], data[3])
+            print(f"epoch {epoch:2d}: loss {stats['loss']:.4f}  train accuracy "
+                  f"{stats['train_accuracy']:.3f}  test accuracy {stats['test_accuracy']:.3f}")
+            logs.epoch_done(sess, epoch, stats, data)
+
+        if first_epoch <= args.epochs:
+            train(sess, model, data, args, on_epoch_end=end_of_epoch, first_epoch=first_epoch)
+        else:
+            print(f"all {args.epochs} epochs are in the checkpoint; use --fresh to train again")
         test_accuracy = evaluate(sess, model, data[2], data[3])
+    logs.close()
     print(f"time: {time.perf_counter() - start:.1f} s")
+    print(f"logs: {args.logdir}  (view: tensorboard --logdir {args.logdir}; Chrome trace: "
+          f"open {logs.trace_path} in chrome://tracing or ui.perfetto.dev)")
     print(f"test accuracy: {test_accuracy:.3f}")
     return test_accuracy
+
+
+class Logs:
+    """Checkpoints every epoch, TensorBoard summaries and one traced step."""
+
+    def __init__(self, logdir: str, model):
+        self.logdir = logdir
+        self.model = model
+        self.ckpt_prefix = os.path.join(logdir, "checkpoints", "model.ckpt")
+        self.trace_path = os.path.join(logdir, "train_step_trace.json")
+        self.saver = tf.train.Saver(max_to_keep=3)
+        weights = [v for v in tf.trainable_variables() if "kernel" in v.name]
+        self.histograms = tf.summary.merge([tf.summary.histogram(v.op.name, v) for v in weights])
+        self.writer = tf.summary.FileWriter(logdir, tf.get_default_graph())
+
+    def restore_or_initialize(self, sess, steps_per_epoch: int, fresh: bool) -> int:
+        """Restores the latest checkpoint (unless `fresh`); returns the first epoch to train."""
+        latest = None if fresh else tf.train.latest_checkpoint(os.path.dirname(self.ckpt_prefix))
+        if latest is None:
+            sess.run(tf.global_variables_initializer())
+            return 1
+        self.saver.restore(sess, latest)
+        state = tf.train.get_checkpoint_state(os.path.dirname(self.ckpt_prefix))
+        self.saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
+        step = int(sess.run(self.model["global_step"]))
+        print(f"resumed from {latest} (step {step})")
+        return step // steps_per_epoch + 1
+
+    def epoch_done(self, sess, epoch: int, stats: dict, data) -> None:
+        step = int(sess.run(self.model["global_step"]))
+        self.saver.save(sess, self.ckpt_prefix, global_step=step)
+        summary = tf.Summary(value=[tf.Summary.Value(tag=k, simple_value=v)
+                                    for k, v in stats.items() if k != "epoch"])
+        self.writer.add_summary(summary, step)
+        self.writer.add_summary(sess.run(self.histograms), step)
+        if not os.path.exists(self.trace_path):
+            self._trace_one_step(sess, data, step)
+        self.writer.flush()
+
+    def _trace_one_step(self, sess, data, step: int) -> None:
+        """One fully traced (not training) step: TensorBoard's run metadata + a Chrome trace."""
+        from tensorweave.timeline import run_traced
+
+        m = self.model
+        feed = {m["images"]: data[0][:64], m["labels"]: data[1][:64], m["is_training"]: False}
+        run_traced(sess, [m["loss"], m["accuracy"]], feed, writer=self.writer,
+                   tag=f"step{step}", global_step=step, trace_path=self.trace_path)
+
+    def close(self) -> None:
+        self.writer.close()
 
 
 if __name__ == "__main__":

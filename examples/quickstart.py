@@ -6,6 +6,7 @@ Run with `make demo` (or .venv/bin/python examples/quickstart.py).
 import numpy as np
 
 import tensorweave as tf
+from tensorweave.master.explain import explain
 
 
 def build():
@@ -26,23 +27,24 @@ def build():
 
 def main():
     x, probs, pred, _ = build()
-    graph = tf.get_default_graph()
     batch = np.array([[1.0, 2.0, 3.0, 4.0], [-1.0, 0.5, 0.0, 2.0]], np.float32)
-    opts = tf.RunOptions(output_partition_graphs=True)
-    meta = tf.RunMetadata()
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        p, c = sess.run([probs, pred], {x: batch}, options=opts, run_metadata=meta)
+        p, c = sess.run([probs, pred], {x: batch})
     print("probabilities:\n", np.round(p, 3))
     print("predicted classes:", c)
-    kept = {n.name for g in meta.partition_graphs for n in g.node}
-    everything = [op.name for op in graph.get_operations()]
-    pruned = [n for n in everything if n not in kept]
-    print(f"\nthe graph has {len(everything)} ops; the step for [probs, pred] ran "
-          f"{len([n for n in kept if not n.startswith(('_arg', '_retval'))])} of them")
+
+    # What the master did for this fetch, stage by stage (also: `tensorweave explain`).
+    stages = explain([probs, pred], {x: batch})
+    print("\nnodes per stage:")
+    for name, count in stages.counts().items():
+        print(f"   {name:28s} {count:4d}")
+    full = {n.name: n.op for n in stages.stages[0].graphs[""].nodes}
+    kept = {n.name for n in stages.stages[2].graphs[""].nodes}
     print("pruned away (not needed for the fetches):")
-    for name in pruned:
-        print("   ", name, f"({graph.get_operation_by_name(name).type})")
+    for name, op in full.items():
+        if name not in kept:
+            print(f"    {name} ({op}){'  — fed' if name == x.op.name else ''}")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,14 @@ re-exports; each name lives in the module the layout table of DESIGN.md names.
 
 from tensorweave import ops as _ops  # noqa: F401  (registers ops and kernels)
 from tensorweave import errors
-from tensorweave.autodiff.registry import NotDifferentiable, RegisterGradient
+from tensorweave.autodiff import (
+    AggregationMethod, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
+    no_gradient,
+)
+from tensorweave.autodiff import NotDifferentiable as NoGradient
+from tensorweave.framework.indexed_slices import (
+    IndexedSlices, IndexedSlicesValue, convert_to_tensor_or_indexed_slices,
+)
 from tensorweave.client.session import InteractiveSession, Session, get_default_session
 from tensorweave.dtypes import *  # noqa: F403
 from tensorweave.dtypes import DType, as_dtype
@@ -71,11 +78,12 @@ from tensorweave.runtime.kernels.registry import register_kernel
 from tensorweave.shapes import Dimension, TensorShape
 
 from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
-    graph_util, initializers, io, linalg, math, nn, random, timeline, train,
+    graph_util, initializers, io, linalg, math, nn, random, test, timeline, train,
 )
 from tensorweave import contrib  # noqa: E402
 from tensorweave.monitoring import summary  # noqa: E402
 from tensorweave.training import layers, losses, metrics  # noqa: E402
+from tensorweave.training.meta_graph import export_meta_graph, import_meta_graph  # noqa: E402
 from tensorweave.proto.event_pb2 import Event, SessionLog  # noqa: E402
 from tensorweave.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata  # noqa: E402
 from tensorweave.training.clip_ops import (  # noqa: E402

@@ -8,7 +8,7 @@ from tensorweave.master.explain import explain
 
 def _model():
     x = tf.placeholder(tf.float32, [None, 3], name="x")
-    w = tf.constant(np.ones((3, 2), np.float32), name="w")
+    tf.constant(np.ones((3, 2), np.float32), name="w")  # pruned: nothing reads it
     y = tf.sin(tf.sin(x * 1.0, name="s1"), name="s2")
     unused = tf.cos(x, name="unused")
     return x, y, unused

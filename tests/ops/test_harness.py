@@ -21,5 +21,6 @@ def test_on_placeholders(case):
 
 def test_every_op_has_a_case():
     covered = {c.op for c in CASES} | set(all_exempt())
-    missing = sorted(set(OPS.names()) - covered)
+    # NOTE: op types named Test* are registered by tests themselves (custom-op checks)
+    missing = sorted(n for n in set(OPS.names()) - covered if not n.startswith("Test"))
     assert not missing, f"ops without a harness case (add one to tests/ops/cases_*.py): {missing}"

@@ -1,6 +1,7 @@
 """`tensorweave <command>`: one entry per subcommand in `COMMANDS`.
 
     tensorweave explain GRAPH.pb --fetch probs:0 --feed x:0 [--devices 2] [--dot F] [--svg F]
+    tensorweave inspect CKPT [--tensor NAME]
 """
 
 from __future__ import annotations
@@ -58,7 +59,13 @@ def _explain(args) -> int:
     return 0
 
 
+def _load_commands() -> None:
+    """Subcommands that live in their own modules register themselves on import."""
+    from tensorweave.cli import inspect  # noqa: F401
+
+
 def main(argv=None) -> int:
+    _load_commands()
     parser = argparse.ArgumentParser(prog="tensorweave")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (help_text, configure, _) in sorted(COMMANDS.items()):

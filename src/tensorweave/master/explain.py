@@ -57,7 +57,8 @@ class Explanation:
         lines = [f'digraph "{s.name}" {{', "  rankdir=TB;", "  node [shape=box, fontsize=10];"]
         for k, dev in enumerate(sorted(s.graphs)):
             lines.append(f'  subgraph cluster_{k} {{ label="{dev or "graph"}";')
-            lines.extend(f'    "{n.name}" [label="{n.name}\\n{n.op}"];' for n in s.graphs[dev].nodes)
+            lines.extend(f'    "{n.name}" [label="{n.name}\\n{n.op}"];'
+                         for n in s.graphs[dev].nodes)
             lines.append("  }")
         for g in s.graphs.values():
             for n in g.nodes:

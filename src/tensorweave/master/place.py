@@ -79,7 +79,7 @@ def _place_groups(nodes, order, todo, devices, placement, allow_soft) -> None:
     for n in order:
         by_group.setdefault(groups.find(n), []).append(n)
     chosen: dict[str, str] = {}
-    for root, members in by_group.items():
+    for members in by_group.values():
         if any(m in placement.devices or m in placement.failed for m in members) and \
                 not any(m in todo for m in members):
             continue

@@ -4,12 +4,36 @@ Importing this package registers every op type and, through `runtime.kernels.cpu
 CPU kernel.
 """
 
-from tensorweave.ops import (  # noqa: F401
-    array_ops, constant_op, control_flow_ops, creation_ops, diag_ops, function_ops,
-    functional_ops, fused_ops, gather_ops, init_ops, joining_ops, math_matmul_ops, math_ops,
-    nn_conv, nn_impl, nn_losses, nn_norm, nn_ops, random_ops, reduction_ops, script_ops,
-    sendrecv_ops, slicing_ops, state_ops, tensor_array_ops, training_ops, variable_scope,
-    variables, while_loop,
-)
 from tensorweave.monitoring.summary import summary_ops  # noqa: F401
+from tensorweave.ops import (  # noqa: F401
+    array_ops,
+    constant_op,
+    control_flow_ops,
+    creation_ops,
+    diag_ops,
+    function_ops,
+    functional_ops,
+    fused_ops,
+    gather_ops,
+    init_ops,
+    joining_ops,
+    math_matmul_ops,
+    math_ops,
+    nn_conv,
+    nn_impl,
+    nn_losses,
+    nn_norm,
+    nn_ops,
+    random_ops,
+    reduction_ops,
+    script_ops,
+    sendrecv_ops,
+    slicing_ops,
+    state_ops,
+    tensor_array_ops,
+    training_ops,
+    variable_scope,
+    variables,
+    while_loop,
+)
 from tensorweave.runtime.kernels import cpu  # noqa: F401

@@ -84,6 +84,8 @@ def add_op(graph, op_def: OpDef, name, inputs, attrs, out_dtypes) -> Operation:
     if cf is not None:
         inputs = cf.rewrite_inputs(op_def, inputs, op_name)
     shapes = _infer_shapes(op_def, op_name, inputs, attrs, len(out_dtypes))
+    if graph._gradient_overrides and op_def.name in graph._gradient_overrides:
+        attrs["_gradient_op_type"] = graph._gradient_overrides[op_def.name]
     op = Operation(graph, op_def, op_name, op_def.name, inputs, attrs, out_dtypes, user_site())
     for t, s in zip(op._outputs, shapes):
         t._shape = s

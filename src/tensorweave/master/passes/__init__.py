@@ -112,7 +112,11 @@ ORDER = ["constant_folding", "arithmetic", "cse", "dependency", "remapper"]
 
 def _load() -> None:
     from tensorweave.master.passes import (  # noqa: F401  (importing registers them)
-        arithmetic, constant_folding, cse, dependency, remapper,
+        arithmetic,
+        constant_folding,
+        cse,
+        dependency,
+        remapper,
     )
 
     PASSES.sort(key=lambda p: ORDER.index(p.name) if p.name in ORDER else len(ORDER))

@@ -67,7 +67,8 @@ def _dedupe(inputs: list[str]) -> list[str]:
 def _key(node, device):
     op_def = OPS.get(node.op)
     if (op_def is None or op_def.stateful or node.op in PROTECTED_OPS
-            or node.op in CONTROL_FLOW_OPS or any(s.is_ref for s in op_def.inputs + op_def.outputs)):
+            or node.op in CONTROL_FLOW_OPS
+            or any(s.is_ref for s in op_def.inputs + op_def.outputs)):
         return None
     try:
         attrs = tuple(sorted((k, _hashable(v)) for k, v in node.attrs.items()))
