@@ -146,7 +146,7 @@ def test_tensorflow_reads_our_sharded_checkpoint(tmp_path):
     with tf.device("/cpu:1"):
         b = tf.Variable(np.array([b"q"], dtype=object), name="b")
     saver = Saver(sharded=True)
-    config = {"device_count": {"CPU": 2}, "disabled_passes": ["dependency"]}
+    config = {"device_count": {"CPU": 2}}
     with tf.Session(config=config) as sess:
         sess.run([a.initializer, b.initializer])
         prefix = saver.save(sess, str(tmp_path / "m"), write_meta_graph=False)

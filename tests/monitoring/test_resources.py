@@ -138,3 +138,22 @@ def test_memory_is_the_cgroups_when_its_limit_is_lower(tmp_path, monkeypatch):
     assert (s.memory_used, s.memory_total, s.memory_percent) == (300, 1000, 30.0)
     limit.write_text("max\n")   # cgroup v2 "no limit"
     assert resources.cgroup_memory_files() is None
+
+
+def test_sessions_report_step_times_to_a_running_watcher():
+    import tensorweave as tf
+    from tensorweave.monitoring.resources import ResourceWatcher
+
+    x = tf.placeholder(tf.float32, [])
+    y = x + 1.0
+    with tf.Session() as sess:
+        sess.run(y, {x: 1.0})  # no watcher: nothing recorded anywhere
+        watcher = ResourceWatcher(interval=60.0).start()
+        try:
+            for _ in range(5):
+                sess.run(y, {x: 1.0})
+        finally:
+            watcher.stop()
+        sess.run(y, {x: 1.0})  # stopped: not recorded
+    times = watcher.step_times()
+    assert sum(t.count for t in times.values()) == 5

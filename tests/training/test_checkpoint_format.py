@@ -307,6 +307,25 @@ def test_mapped_reads_share_one_map_per_file(tmp_path, monkeypatch):
     assert all(a.tolist() == [i] * 5 for i, a in enumerate(arrays))
 
 
+def test_get_tensors_checks_every_mapped_checksum(tmp_path, monkeypatch):
+    monkeypatch.setattr(bundle, "_MAP_MIN", 8)
+    vals = {f"t{i}": np.full(100, i, np.float64) for i in range(4)}
+    vals["s"] = np.array([b"str"], dtype=object)
+    with BundleWriter(tmp_path / "g") as w:
+        for k, v in vals.items():
+            w.add(k, v)
+    with BundleReader(tmp_path / "g") as r:
+        got = r.get_tensors(list(vals), mapped=True)
+    assert [g.tolist() for g in got] == [v.tolist() for v in vals.values()]
+    data = tmp_path / "g.data-00000-of-00001"
+    raw = bytearray(data.read_bytes())
+    raw[2 * 800 + 5] ^= 1  # NOTE: inside t2
+    data.write_bytes(bytes(raw))
+    with BundleReader(tmp_path / "g") as r, \
+            pytest.raises(errors.DataLossError, match="tensor t2"):
+        r.get_tensors(list(vals), mapped=True)
+
+
 # -- bad files -------------------------------------------------------------------------------
 @pytest.mark.parametrize("cut", [0, 10, 47, 200])
 def test_truncated_index_is_data_loss_naming_the_file(tmp_path, cut):

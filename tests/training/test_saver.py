@@ -382,9 +382,7 @@ def _two_device_vars():
     return a, b
 
 
-# NOTE: the master's "dependency" pass drops the cross-device control edge of the fetched
-# save/Identity (reported to the lead); the sharded save runs with that pass off here.
-_SHARDED_CONFIG = {"device_count": {"CPU": 2}, "disabled_passes": ["dependency"]}
+_SHARDED_CONFIG = {"device_count": {"CPU": 2}}
 
 
 def test_sharded_save_merges_per_device_parts(tmp_path):
@@ -404,17 +402,6 @@ def test_sharded_save_merges_per_device_parts(tmp_path):
         assert sess.run(b).tolist() == [0, 1, 2, 3]
     with BundleReader(path) as r:
         assert r.num_shards == 2 and {r.entry("a").shard_id, r.entry("b").shard_id} == {0, 1}
-
-
-@pytest.mark.xfail(strict=True, reason="master 'dependency' pass drops a cross-device control "
-                                       "edge of a fetched Identity (lead's fix pending)")
-def test_sharded_save_with_default_passes(tmp_path):
-    a, b = _two_device_vars()
-    saver = Saver(sharded=True)
-    with tf.Session(config={"device_count": {"CPU": 2}}) as sess:
-        sess.run([a.initializer, b.initializer])
-        path = saver.save(sess, str(tmp_path / "m"))
-    assert os.path.exists(path + ".index")
 
 
 # -- the ops themselves ----------------------------------------------------------------------

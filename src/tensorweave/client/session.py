@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,7 @@ from tensorweave import errors
 from tensorweave.client import fetch as fetch_lib
 from tensorweave.framework.graph import get_default_graph
 from tensorweave.framework.operation import Tensor
+from tensorweave.monitoring.step_hooks import LISTENERS
 
 
 @dataclass
@@ -73,11 +75,15 @@ class BaseSession:
         entry = self._entry(fetches, feed_dict)
         vals = [conv(feed_dict[k]) for k, conv in zip(entry.feed_keys, entry.converters)] \
             if entry.converters is not None else self._expand_feeds(entry, feed_dict)
+        t0 = time.perf_counter() if LISTENERS else 0.0
         try:
             out, meta = self._master.run_callable(self._handle, entry.cid, vals,
                                                   _options_dict(options))
         except errors.OpError as e:
             raise self._annotate(e) from None
+        if LISTENERS:
+            for listener in LISTENERS:
+                listener.record_step(time.perf_counter() - t0, self)
         if run_metadata is not None and meta:
             _fill_run_metadata(run_metadata, meta)
         return entry.build(out)

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 
 import psutil
 
+from tensorweave.monitoring import step_hooks
+
 _log = logging.getLogger("tensorweave.monitoring")
 
 MemoryHolders = Callable[[], Iterable[tuple[str, int]]]
@@ -333,11 +335,15 @@ class ResourceWatcher:
         self._thread = threading.Thread(target=self._run, name="tensorweave-resource-watcher",
                                         daemon=True)
         self._thread.start()
+        if self not in step_hooks.LISTENERS:
+            step_hooks.LISTENERS.append(self)  # every session reports its step times
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stops the thread (waits up to `timeout` s); a later start() resumes."""
         self._stop.set()
+        if self in step_hooks.LISTENERS:
+            step_hooks.LISTENERS.remove(self)
         if self._thread is not None:
             self._thread.join(timeout)
         self._thread = None

@@ -30,6 +30,7 @@ from tensorweave.training.checkpoint.state import atomic_write_string_to_file
 
 _LOG = logging.getLogger("tensorweave")
 _UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
+_WARNED: set[str] = set()
 
 # -- the proto-function registry (TF's ops.register_proto_function) --------------------------
 _PROTO_FUNCTIONS: dict[str, tuple] = {}
@@ -242,7 +243,9 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None) -> No
             return
         _add_plain_items(col, items, export_scope, key)
     except (TypeError, ValueError, AttributeError) as e:
-        _LOG.warning("Issue encountered when serializing: %s.\n%s", key, e)
+        if key not in _WARNED:  # NOTE: once per collection, not at every checkpoint
+            _WARNED.add(key)
+            _LOG.warning("Issue encountered when serializing: %s.\n%s", key, e)
         meta_graph_def.collection_def.pop(key, None)
 
 

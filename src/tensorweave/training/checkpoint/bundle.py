@@ -340,8 +340,35 @@ class BundleReader:
         self._check(name, entry, checksum)
         return out
 
+    def get_tensors(self, names: list[str], mapped: bool = False) -> list[np.ndarray]:
+        """`get_tensor` of each name; the checksums of mapped tensors run in parallel.
+
+        Raises: as `get_tensor`.
+        """
+        out, views = [], []
+        for name in names:
+            entry = self.entry(name)
+            dtype = dtypes.as_dtype(entry.dtype)
+            if mapped and entry.size >= _MAP_MIN and not entry.slices and \
+                    dtype != dtypes.string:
+                array, flat = self._mapped_view(name, entry, dtype)
+                views.append((name, entry, flat))
+                out.append(array)
+            else:
+                out.append(self.get_tensor(name))
+        for (name, entry, _), actual in zip(views, crc32c.checksums([v[2] for v in views])):
+            self._check(name, entry, actual)
+        return out
+
     def _map_numeric(self, name, entry, dtype, shape) -> np.ndarray:
+        array, flat = self._mapped_view(name, entry, dtype)
+        self._check(name, entry, crc32c.extend_array(0, flat))
+        return array
+
+    def _mapped_view(self, name, entry, dtype) -> tuple[np.ndarray, np.ndarray]:
+        """(the tensor, its bytes) as views of the shard's map; checksum not yet checked."""
         np_dtype = storage_dtype(dtype)
+        shape = tuple(d.size for d in entry.shape.dim)
         need = int(np.prod(shape, dtype=np.int64)) * np_dtype.itemsize
         if need != entry.size:
             raise self._loss(entry, f"entry for {name} has {entry.size} bytes, but its shape "
@@ -351,8 +378,7 @@ class BundleReader:
             raise self._loss(entry, f"truncated: needed {entry.size} bytes at offset "
                                     f"{entry.offset}, the file has {len(m)} bytes")
         flat = np.frombuffer(m, np.uint8, count=entry.size, offset=entry.offset)
-        self._check(name, entry, crc32c.extend_array(0, flat))
-        return flat.view(np_dtype).reshape(shape)
+        return flat.view(np_dtype).reshape(shape), flat
 
     def _map(self, shard: int) -> mmap.mmap:
         """One copy-on-write map of the whole data file per shard (one file descriptor, however

@@ -89,8 +89,17 @@ def _pool() -> ThreadPoolExecutor:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tw-crc")
+            workers = max(2, min(8, os.cpu_count() or 2))
+            _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tw-crc")
         return _POOL
+
+
+def checksums(flats: list[np.ndarray]) -> list[int]:
+    """CRC-32C of each C-contiguous array, computed in parallel when the native library can
+    (it releases the GIL)."""
+    if _NATIVE is None or len(flats) < 2:
+        return [extend_array(0, f) for f in flats]
+    return list(_pool().map(lambda f: extend_array(0, f), flats))
 
 
 class ChecksumPipe:
@@ -126,4 +135,5 @@ class ChecksumPipe:
         return self._crc
 
 
-__all__ = ["mask", "unmask", "extend", "value", "extend_array", "has_native", "ChecksumPipe"]
+__all__ = ["mask", "unmask", "extend", "value", "extend_array", "has_native", "ChecksumPipe",
+           "checksums"]

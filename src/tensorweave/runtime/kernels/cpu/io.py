@@ -114,7 +114,7 @@ def _restore_v2(node):
         with BundleReader(_scalar_text(prefix, "prefix")) as reader:
             check_restorable(reader, names, dts)
             # NOTE: mapped: Assign copies the value anyway, so no fresh buffer is filled first
-            out = [reader.get_tensor(n, mapped=True) for n in names]
+            out = reader.get_tensors(names, mapped=True)
         return out[0] if len(out) == 1 else tuple(out)
 
     return run
