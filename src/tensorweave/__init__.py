@@ -78,8 +78,15 @@ from tensorweave.runtime.kernels.registry import register_kernel
 from tensorweave.shapes import Dimension, TensorShape
 
 from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
-    graph_util, initializers, io, linalg, math, nn, random, test, timeline, train,
+    graph_util, initializers, io, linalg, math, nn, python_io, random, sparse, strings, test,
+    timeline, train,
 )
+from tensorweave.data import gfile  # noqa: E402
+from tensorweave.data.example import (  # noqa: E402
+    FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
+)
+from tensorweave.framework.sparse_tensor import *  # noqa: E402, F403
+from tensorweave.ops.parsing_ops import *  # noqa: E402, F403
 from tensorweave import contrib  # noqa: E402
 from tensorweave.monitoring import summary  # noqa: E402
 from tensorweave.training import layers, losses, metrics  # noqa: E402

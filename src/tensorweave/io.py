@@ -1,3 +1,14 @@
-"""`tf.io`."""
+"""`tf.io`: records, Example parsing, file access, graph files."""
 
-from tensorweave.training.graph_io import write_graph  # noqa: F401
+from tensorweave.data import gfile
+from tensorweave.data.example import (
+    FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
+)
+from tensorweave.data.tfrecord import (
+    TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator,
+)
+from tensorweave.ops.parsing_ops import (
+    decode_base64, decode_csv, decode_raw, encode_base64, parse_example, parse_single_example,
+    read_file, write_file,
+)
+from tensorweave.training.graph_io import write_graph

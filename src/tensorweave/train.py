@@ -17,6 +17,10 @@ from tensorweave.ops.variable_scope import (  # noqa: F401
     global_step,
 )
 from tensorweave.monitoring.summary.event_file import summary_iterator  # noqa: F401
+from tensorweave.data.example import (  # noqa: F401
+    BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List,
+    SequenceExample,
+)
 from tensorweave.training.checkpoint_utils import *  # noqa: F403
 from tensorweave.training.graph_io import write_graph  # noqa: F401
 from tensorweave.training.meta_graph import export_meta_graph, import_meta_graph  # noqa: F401

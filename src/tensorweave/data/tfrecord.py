@@ -159,7 +159,7 @@ class TFRecordWriter:
         opts = _as_options(options)
         kind = compression_type_string(opts)
         self._z = opts._compressor(kind) if kind else None
-        self._f = _open(self._path, "wb")
+        self._f = _open(self._path, "wb", _CHUNK)
         self._closed = False
 
     def write(self, record) -> None:
@@ -168,10 +168,15 @@ class TFRecordWriter:
             raise errors.FailedPreconditionError(None, None, "Writer is closed.")
         if isinstance(record, str):
             record = record.encode()
-        hdr = _U64.pack(len(record))
-        framed = b"".join((hdr, _U32.pack(masked_crc32c(hdr)), record,
-                           _U32.pack(masked_crc32c(record))))
-        self._f.write(self._z.compress(framed) if self._z is not None else framed)
+        n = len(record)
+        header = _HEADER.pack(n, masked_crc32c(_U64.pack(n)))
+        footer = _U32.pack(masked_crc32c(record))
+        if self._z is not None:
+            self._f.write(self._z.compress(b"".join((header, record, footer))))
+        else:  # three buffered writes: no copy of the record into a framed string
+            self._f.write(header)
+            self._f.write(record)
+            self._f.write(footer)
 
     def flush(self) -> None:
         """Pushes everything written so far to the file (a sync flush when compressing)."""
@@ -206,9 +211,9 @@ class TFRecordWriter:
             self.close()
 
 
-def _open(path: str, mode: str):
+def _open(path: str, mode: str, buffering: int = -1):
     try:
-        return open(path, mode)  # noqa: SIM115 - owned by the reader/writer object
+        return open(path, mode, buffering)  # noqa: SIM115 - owned by the reader/writer
     except FileNotFoundError:
         raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
     except IsADirectoryError:

@@ -102,9 +102,15 @@ class _MasterSession:
 
 
 class LocalMaster(MasterInterface):
-    """The in-process master; each session gets its own in-process worker."""
+    """The in-process master; each session gets its own in-process worker.
 
-    def __init__(self):
+    With `worker` (a server's), every session runs on that one shared worker instead, so its
+    resources (variables, queues) outlive sessions as on a TF server: closing a session then
+    only deregisters its graphs, and `reset` clears the containers.
+    """
+
+    def __init__(self, worker: LocalWorker | None = None):
+        self._shared = worker
         self._sessions: dict[str, _MasterSession] = {}
         self._ids = itertools.count(1)
         self._steps = itertools.count(1)
@@ -119,7 +125,10 @@ class LocalMaster(MasterInterface):
         # NOTE: 0 means one thread here, unlike TF: numpy's BLAS already uses every core, and
         # a pool only paid off for mid-sized independent work (BENCHMARKS.md).
         inter_op = int(config.get("inter_op_parallelism_threads") or 0)
-        sess = _MasterSession(config, LocalWorker(devices, inter_op), devices)
+        if self._shared is not None:
+            devices = list(self._shared.devices)
+        worker = self._shared or LocalWorker(devices, inter_op)
+        sess = _MasterSession(config, worker, devices)
         sess.passes = disabled_from_config(config)
         _add_nodes(sess, graph_def)
         with self._lock:
@@ -147,10 +156,17 @@ class LocalMaster(MasterInterface):
         if sess is not None:
             if sess.pool is not None:
                 sess.pool.shutdown(wait=False)
+            if self._shared is not None:
+                for c in sess.callables.values():
+                    for p in c.partitions:
+                        p.worker.deregister_graph(p.handle)
+                return
             sess.worker.cleanup_all()
             sess.worker.close()
 
     def reset(self, containers=None) -> None:
+        if self._shared is not None:
+            self._shared.cleanup_all(containers)
         for sess in list(self._sessions.values()):
             sess.worker.cleanup_all(containers)
 

@@ -55,7 +55,7 @@ def _is_tensor_value(v) -> bool:
     if isinstance(v, Tensor):
         return True
     if isinstance(v, (list, tuple)):
-        return all(isinstance(x, Tensor) for x in v)
+        return bool(v) and all(isinstance(x, Tensor) for x in v)
     return False
 
 

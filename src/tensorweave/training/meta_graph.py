@@ -25,7 +25,9 @@ from google.protobuf import message, text_format
 
 from tensorweave.framework.graph import GraphKeys, get_default_graph
 from tensorweave.framework.operation import Operation, Tensor
+from tensorweave.ops import io_ops  # noqa: F401  (a Saver's graph holds SaveV2, RestoreV2)
 from tensorweave.proto import convert, meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
+from tensorweave.runtime.kernels.cpu import io as _io_kernels  # noqa: F401
 from tensorweave.training.checkpoint.state import atomic_write_string_to_file
 
 _LOG = logging.getLogger("tensorweave")
@@ -204,9 +206,7 @@ def _scoped_graph_def(graph_def, export_scope: str):
 def _kind_name(item) -> str | None:
     if isinstance(item, (str, bytes)):
         return "bytes_list"
-    if isinstance(item, bool):
-        return None
-    if isinstance(item, int):
+    if isinstance(item, int):  # NOTE: bools too, as TF stores them
         return "int64_list"
     if isinstance(item, float):
         return "float_list"

@@ -192,13 +192,34 @@ def _dtype_of(path: str, name: str, array: np.ndarray) -> dtypes.DType:
                          "variable can hold") from None
 
 
+class _CheckpointSource(_Source):
+    """A checkpoint's tensors, each read (and checksummed) only when asked for."""
+
+    def __init__(self, reader):
+        super().__init__(reader.prefix, {}, {})
+        self._reader = reader
+
+    def names(self) -> list[str]:
+        return self._reader.names()
+
+    def __contains__(self, name) -> bool:
+        return name in self._reader
+
+    def dtype(self, name: str) -> dtypes.DType:
+        return self._reader.dtype(name)
+
+    def shape(self, name: str) -> list[int]:
+        return self._reader.shape(name)
+
+    def array(self, name: str) -> np.ndarray:
+        return self._reader.get_tensor(name)
+
+
 def _checkpoint_source(path: str) -> _Source:
     from tensorweave.training.checkpoint.bundle import BundleReader
     from tensorweave.training.checkpoint_utils import _get_checkpoint_filename
 
-    with BundleReader(_get_checkpoint_filename(path)) as r:
-        arrays = {n: r.get_tensor(n) for n in r.names()}
-        return _Source(r.prefix, arrays, {n: r.dtype(n) for n in r.names()})
+    return _CheckpointSource(BundleReader(_get_checkpoint_filename(path)))
 
 
 def open_pretrained(path) -> _Source:

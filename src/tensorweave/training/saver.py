@@ -21,18 +21,22 @@ deleted unless `keep_checkpoint_every_n_hours` keeps them.
 from __future__ import annotations
 
 import logging
+import numbers
 import os
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from tensorweave import dtypes, errors
 from tensorweave.framework.graph import GraphKeys, get_collection, get_default_graph
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.scopes import name_scope
-from tensorweave.ops import io_ops
+from tensorweave.ops import array_ops, io_ops, state_ops
 from tensorweave.ops.apply import apply_op
 from tensorweave.proto import saver_pb2
+from tensorweave.runtime import device as device_lib
 from tensorweave.runtime.kernels.cpu import io as io_kernels
 from tensorweave.shapes import TensorShape
 from tensorweave.training import meta_graph
@@ -121,12 +125,10 @@ def _all_saveable_objects(scope=None) -> list:
 # -- graph building --------------------------------------------------------------------------
 def _with_dependencies(deps, tensor: Tensor, name: str = "control_dependency") -> Tensor:
     """`Identity(tensor)` after `deps`, colocated with `tensor` (TF's with_dependencies)."""
-    from tensorweave.ops.array_ops import identity
-
     g = tensor.graph
     with name_scope(None, name, [tensor]) as scope, g.colocate_with(tensor.op), \
             g.control_dependencies(deps):
-        return identity(tensor, name=scope)
+        return array_ops.identity(tensor, name=scope)
 
 
 def _group(ops, name: str) -> Operation:
@@ -142,8 +144,6 @@ def _add_save_ops(filename: Tensor, saveables: list[_Saveable]) -> Tensor:
 
 def _add_restore_ops(filename: Tensor, saveables: list[_Saveable], reshape: bool,
                      name: str) -> Operation:
-    from tensorweave.ops import state_ops
-
     with get_default_graph().device("/device:CPU:0"):
         restored = io_ops.restore_v2(filename, [s.name for s in saveables],
                                      [""] * len(saveables), [s.dtype for s in saveables])
@@ -157,8 +157,6 @@ def _add_restore_ops(filename: Tensor, saveables: list[_Saveable], reshape: bool
 
 
 def _reshaped(value: Tensor, ref: Tensor) -> Tensor:
-    from tensorweave.ops import array_ops
-
     shape = ref.shape
     target = shape.as_list() if shape.is_fully_defined() else array_ops.shape(ref)
     return array_ops.reshape(value, target)
@@ -166,10 +164,6 @@ def _reshaped(value: Tensor, ref: Tensor) -> Tensor:
 
 def _set_cpu0(device: str) -> str:
     """The CPU:0 device of `device`'s job/replica/task."""
-    from dataclasses import replace
-
-    from tensorweave.runtime import device as device_lib
-
     spec = device_lib.DeviceSpec.from_string(device or "")
     return replace(spec, device_type="CPU", device_index=0).to_string()
 
@@ -197,14 +191,10 @@ def _add_sharded_save_ops(filename: Tensor, per_device) -> Tensor:
     with g.control_dependencies([t.op for t in saves]), g.device(_set_cpu0(last)):
         merge = io_ops.merge_v2_checkpoints(prefixes, filename, delete_old_dirs=True)
         with g.control_dependencies([merge]):
-            from tensorweave.ops.array_ops import identity
-
-            return identity(filename)
+            return array_ops.identity(filename)
 
 
-def _int32(n: int):
-    import numpy as np
-
+def _int32(n: int) -> np.ndarray:
     return np.array(n, np.int32)
 
 
@@ -562,8 +552,6 @@ class Saver:
 
 
 def _step_value(sess, global_step) -> int:
-    import numbers
-
     if isinstance(global_step, numbers.Integral):
         return int(global_step)
     if isinstance(global_step, str):

@@ -31,7 +31,7 @@ from tensorweave.training.checkpoint.table import TableBuilder, read_table
 HEADER_KEY = b""
 BUNDLE_VERSION = 1       # TF's kTensorBundleVersion
 BUNDLE_MIN_CONSUMER = 0  # TF's kTensorBundleMinConsumer
-_CHUNK = 4 << 20  # I/O and checksums go chunk by chunk, overlapped, while cache-hot
+_CHUNK = 16 << 20  # I/O and checksums go chunk by chunk, overlapped, while cache-hot
 _MAP_MIN = 1 << 20  # `mapped` reads map tensors from this size up
 _RAW_STORAGE = {"bfloat16": np.uint16, "qint8": np.int8, "quint8": np.uint8,
                 "qint16": np.int16, "quint16": np.uint16, "qint32": np.int32}
@@ -284,7 +284,8 @@ class BundleReader:
         """Raises NotFoundError when `name` is not in the checkpoint."""
         e = self._entries.get(name)
         if e is None:
-            raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint")
+            raise errors.NotFoundError(None, None,
+                                       f"Key {name} not found in checkpoint {self._prefix}")
         return e
 
     def __contains__(self, name: str) -> bool:

@@ -1,0 +1,169 @@
+"""`Server`: one task of a cluster serving the master and worker services over gRPC
+(`tf.train.Server`).
+
+The server owns ONE in-process worker for its task's devices, shared by every session its
+master creates, so variables and other resources on the server outlive client sessions (as on
+a TF server) until `Session.reset` clears their container.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+
+from tensorweave import errors
+from tensorweave.distributed.cluster import ClusterSpec
+from tensorweave.distributed.grpc_master import add_master_service
+from tensorweave.distributed.grpc_worker import add_worker_service
+from tensorweave.distributed.rpc import CHANNEL_OPTIONS
+
+DEFAULT_HOST = "127.0.0.1"
+# NOTE: gRPC sets SO_REUSEPORT by default, so a second server on a taken port would "bind" and
+# silently share it; servers turn it off so a taken port is an error.
+RPC_THREADS = 16
+
+
+class Server:
+    """An in-process server for task `task_index` of `job_name` in a cluster.
+
+    Args:
+      server_or_cluster_def: a ClusterSpec, or anything ClusterSpec takes (dict, JSON string,
+        ClusterDef).
+      job_name: this task's job; may be omitted when the cluster has exactly one job.
+      task_index: this task's index in the job (default 0).
+      protocol: only "grpc".
+      config: a ConfigProto or dict; `device_count["CPU"]` sets the number of CPU devices.
+      start: start serving now.
+
+    The server binds to its task's address in the cluster (host:port; port 0 picks a free
+    port, reflected in `target`).
+
+    Raises:
+      ValueError: an unknown job/task or protocol. UnavailableError: the port cannot be bound.
+    """
+
+    def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol="grpc",
+                 config=None, start=True):
+        if protocol != "grpc":
+            raise ValueError(f"Unsupported protocol {protocol!r} (only 'grpc')")
+        self.cluster_spec = ClusterSpec(server_or_cluster_def)
+        self.job_name, self.task_index = _task_of(self.cluster_spec, job_name, task_index)
+        host, port = _split(self.cluster_spec.task_address(self.job_name, self.task_index))
+        self._master, self._worker = _make_master(self.job_name, self.task_index, config)
+        self._rpc_pool = ThreadPoolExecutor(max_workers=RPC_THREADS, thread_name_prefix="tw-rpc")
+        self._grpc = grpc.server(self._rpc_pool,
+                                 options=CHANNEL_OPTIONS + [("grpc.so_reuseport", 0)])
+        add_master_service(self._master, self._grpc)
+        add_worker_service(self._worker, self._grpc)
+        self.port = _bind(self._grpc, host, port)
+        self.host = host
+        self._started = False
+        self._stopped = threading.Event()
+        if start:
+            self.start()
+
+    @staticmethod
+    def create_local_server(config=None, start=True) -> Server:
+        """A single-task server on 127.0.0.1 and a free port (job "localhost")."""
+        return Server({"localhost": [f"{DEFAULT_HOST}:0"]}, "localhost", 0, config=config,
+                      start=start)
+
+    @property
+    def target(self) -> str:
+        """`grpc://host:port`: what `tf.Session(target)` takes."""
+        return f"grpc://{self.host}:{self.port}"
+
+    @property
+    def server_def(self) -> dict:
+        return {"cluster": self.cluster_spec.as_dict(), "job_name": self.job_name,
+                "task_index": self.task_index, "protocol": "grpc"}
+
+    def start(self) -> None:
+        """Starts serving (idempotent). Raises FailedPreconditionError after `stop`."""
+        if self._stopped.is_set():
+            raise errors.FailedPreconditionError(None, None, "The server has been stopped")
+        if not self._started:
+            self._grpc.start()
+            self._started = True
+
+    def join(self, timeout: float | None = None) -> None:
+        """Blocks until the server stops (or `timeout` seconds pass)."""
+        self._stopped.wait(timeout)
+
+    def stop(self, grace: float | None = 1.0) -> None:
+        """Stops serving: in-flight calls get `grace` seconds, then the worker is released."""
+        if self._stopped.is_set():
+            return
+        self._grpc.stop(grace).wait()
+        self._rpc_pool.shutdown(wait=True)
+        self._worker.cleanup_all()
+        self._worker.close()
+        self._stopped.set()
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _task_of(cluster: ClusterSpec, job_name, task_index) -> tuple[str, int]:
+    if job_name is None:
+        if len(cluster.jobs) != 1:
+            raise ValueError(f"job_name must be given for a cluster with jobs {cluster.jobs}")
+        job_name = cluster.jobs[0]
+    if task_index is None:
+        if cluster.num_tasks(job_name) != 1:
+            raise ValueError(f"task_index must be given: job {job_name!r} has "
+                             f"{cluster.num_tasks(job_name)} tasks")
+        task_index = cluster.task_indices(job_name)[0]
+    cluster.task_address(job_name, task_index)  # raises for an unknown task
+    return job_name, int(task_index)
+
+
+def _split(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    if host in ("", "localhost"):
+        host = DEFAULT_HOST
+    try:
+        return host, int(port)
+    except ValueError:
+        raise ValueError(f"Bad port in task address {address!r}") from None
+
+
+def _bind(server: grpc.Server, host: str, port: int) -> int:
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        bound = server.add_insecure_port(address)
+    except RuntimeError as e:
+        bound, why = 0, str(e)
+    else:
+        why = "the port is in use or the address is not local"
+    if not bound:
+        raise errors.UnavailableError(None, None, f"Cannot bind a server to {address}: {why}")
+    return bound
+
+
+def _make_master(job: str, task: int, config):
+    """(LocalMaster over one shared worker, that worker) for the task's devices."""
+    from tensorweave.master.master import LocalMaster
+    from tensorweave.runtime.device import local_device_names
+    from tensorweave.runtime.worker import LocalWorker
+
+    cfg = config if isinstance(config, dict) or config is None else _config_dict(config)
+    cfg = cfg or {}
+    cpus = int((cfg.get("device_count") or {}).get("CPU", 1) or 1)
+    inter_op = int(cfg.get("inter_op_parallelism_threads") or 0)
+    worker = LocalWorker(local_device_names(job, task, cpus), inter_op)
+    return LocalMaster(worker), worker
+
+
+def _config_dict(config) -> dict:
+    from tensorweave.client.session import _config_dict as convert
+
+    return convert(config)
+
+
+__all__ = ["Server"]

@@ -1,0 +1,51 @@
+"""A server process: `python -m tensorweave.distributed.server_main [--port 0] ...`.
+
+Prints `target grpc://host:port` on its first stdout line once serving (so a parent started
+with port 0 learns the port), then serves until SIGTERM/SIGINT, and exits 0 after a clean stop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+
+def add_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cluster", help="cluster spec as JSON ({\"ps\": [\"host:port\"], ...})")
+    p.add_argument("--job", help="this task's job name (with --cluster)")
+    p.add_argument("--task", type=int, default=None, help="this task's index (with --cluster)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind without --cluster")
+    p.add_argument("--port", type=int, default=0, help="port without --cluster (0: a free one)")
+    p.add_argument("--cpus", type=int, default=1, help="CPU devices of this task")
+
+
+def serve(args) -> int:
+    """Runs a server from parsed `add_args` arguments until a signal stops it."""
+    from tensorweave.distributed.server import Server
+
+    config = {"device_count": {"CPU": args.cpus}}
+    if args.cluster:
+        server = Server(args.cluster, args.job, args.task, config=config)
+    else:
+        server = Server({"localhost": [f"{args.host}:{args.port}"]}, "localhost", 0,
+                        config=config)
+
+    def _stop(signum, frame):
+        server.stop(grace=0.5)
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    print(f"target {server.target}", flush=True)
+    server.join()
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tensorweave.distributed.server_main")
+    add_args(p)
+    return serve(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,4 @@
+"""`tf.sparse`."""
+
+from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops.parsing_ops import sparse_tensor_to_dense as to_dense
