@@ -81,6 +81,7 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
     graph_util, initializers, io, linalg, math, nn, python_io, random, sparse, strings, test,
     timeline, train,
 )
+from tensorweave import compat, data  # noqa: E402
 from tensorweave.data import gfile  # noqa: E402
 from tensorweave.data.example import (  # noqa: E402
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
@@ -90,6 +91,8 @@ from tensorweave.ops.parsing_ops import *  # noqa: E402, F403
 from tensorweave import contrib  # noqa: E402
 from tensorweave.monitoring import summary  # noqa: E402
 from tensorweave.training import layers, losses, metrics  # noqa: E402
+from tensorweave.ops.io_ops import string_join  # noqa: E402
+from tensorweave.proto.meta_graph_pb2 import MetaGraphDef  # noqa: E402
 from tensorweave.training.meta_graph import export_meta_graph, import_meta_graph  # noqa: E402
 from tensorweave.proto.event_pb2 import Event, SessionLog  # noqa: E402
 from tensorweave.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata  # noqa: E402

@@ -17,6 +17,8 @@ from tensorweave.ops.variable_scope import (  # noqa: F401
     global_step,
 )
 from tensorweave.monitoring.summary.event_file import summary_iterator  # noqa: F401
+from tensorweave.distributed.cluster import ClusterSpec  # noqa: F401
+from tensorweave.distributed.server import Server  # noqa: F401
 from tensorweave.data.example import (  # noqa: F401
     BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List,
     SequenceExample,
@@ -24,4 +26,8 @@ from tensorweave.data.example import (  # noqa: F401
 from tensorweave.training.checkpoint_utils import *  # noqa: F403
 from tensorweave.training.graph_io import write_graph  # noqa: F401
 from tensorweave.training.meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
+from tensorweave.training.pretrained import (  # noqa: F401
+    load_pretrained, pretrained_init_fn, read_pretrained, read_safetensors_metadata,
+    write_safetensors,
+)
 from tensorweave.training.saver import Saver, SaverDef  # noqa: F401

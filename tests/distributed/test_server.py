@@ -60,3 +60,23 @@ def test_server_cli_command_is_registered():
     from tensorweave.cli.main import COMMANDS
 
     assert "server" in COMMANDS
+
+
+def test_malformed_requests_get_errors_and_the_server_keeps_serving():
+    import grpc
+
+    from tensorweave.distributed.grpc_master import GrpcMaster
+    from tensorweave.distributed.rpc import channel_for
+
+    with Server.create_local_server() as server:
+        master = GrpcMaster(server.target)
+        with pytest.raises(errors.AbortedError, match="s999"):
+            master.make_callable("s999", [], ["x"], [])
+        raw = channel_for(server.target[len("grpc://"):]).unary_unary(
+            "/tensorweave.MasterService/CreateSession")
+        rng = np.random.default_rng(0)
+        for _ in range(50):
+            with pytest.raises(grpc.RpcError):  # garbage bytes: not a GraphDef
+                raw(b"\n\x05" + rng.bytes(int(rng.integers(1, 200))), timeout=5)
+        with tf.Session(server.target) as sess:
+            assert sess.run(tf.constant(5)) == 5

@@ -61,7 +61,7 @@ def _explain(args) -> int:
 
 def _load_commands() -> None:
     """Subcommands that live in their own modules register themselves on import."""
-    from tensorweave.cli import inspect  # noqa: F401
+    from tensorweave.cli import inspect, server  # noqa: F401
 
 
 def main(argv=None) -> int:

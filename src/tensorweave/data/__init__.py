@@ -1,6 +1,26 @@
-"""Input data: TFRecord files (`tfrecord`), `tf.train.Example` protos and feature configs
-(`example`), and local file access as `tf.io.gfile` (`gfile`).
+"""`tf.data`: datasets and iterators in graph mode; also the record reader (`tfrecord`),
+`tf.train.Example` protos and feature configs (`example`) and `tf.io.gfile` (`gfile`).
 
-tf.data datasets, iterators and the queue-based readers build on the record reader in
-`tfrecord` (`RecordReader` yields `Record(data, offset, index)` one record at a time).
+The submodules `tfrecord`, `example` and `gfile` import nothing from here, so the names below
+load lazily (`__getattr__`) to keep `import tensorweave.data.tfrecord` light.
 """
+
+_NAMES = {
+    "Dataset": "tensorweave.data.dataset",
+    "Iterator": "tensorweave.data.iterator",
+    "TFRecordDataset": "tensorweave.data.transforms.readers",
+    "TextLineDataset": "tensorweave.data.transforms.readers",
+    "FixedLengthRecordDataset": "tensorweave.data.transforms.readers",
+    "make_one_shot_iterator": "tensorweave.data.iterator",
+    "make_initializable_iterator": "tensorweave.data.iterator",
+}
+
+
+def __getattr__(name):
+    import importlib
+
+    if name == "experimental":
+        return importlib.import_module("tensorweave.data.experimental_api")
+    if name in _NAMES:
+        return getattr(importlib.import_module(_NAMES[name]), name)
+    raise AttributeError(f"module 'tensorweave.data' has no attribute {name!r}")

@@ -222,7 +222,11 @@ class LocalMaster(MasterInterface):
         sess = self._sessions.get(handle)
         if sess is None:
             raise errors.AbortedError(None, None, f"Session {handle} is not found (closed?)")
-        c = sess.callables[callable_id]
+        c = sess.callables.get(callable_id)
+        if c is None:
+            raise errors.InvalidArgumentError(
+                None, None, f"Callable {callable_id} is not registered in session {handle} "
+                            "(released?)")
         timeout = _timeout_s(sess.config, options)
         traced = options is not None and bool(options.get("trace") or
                                               options.get("partition_graphs"))

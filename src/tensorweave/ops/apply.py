@@ -60,6 +60,9 @@ def _is_tensor_value(v) -> bool:
 
 
 def _graph_for_values(values):
+    default = get_default_graph()
+    if default.building_function:  # NOTE: inside a traced function, ops go to the function
+        return default
     for v in values:
         for x in (v if isinstance(v, (list, tuple)) else [v]):
             g = getattr(x, "graph", None)

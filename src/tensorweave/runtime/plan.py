@@ -81,6 +81,7 @@ class Plan:
         self.device_type = device_type
         self.device = device
         self.resources = resources
+        self.library = {f.name: f for f in graph_def.library}
         nodes = graph_def.nodes
         self.by_name = {n.name: i for i, n in enumerate(nodes)}
         items = [self._make_item(i, n) for i, n in enumerate(nodes)]
@@ -132,7 +133,8 @@ class Plan:
                                 else src_dt or (in_specs[k] if k < len(in_specs) else None))
         kdef = lookup_kernel(item.op, self.device_type)
         knode = KernelNode(item.name, item.op, item.attrs, input_dtypes, item.output_dtypes,
-                           self.device, self.resources, item.op_def)
+                           self.device, self.resources, item.op_def,
+                           {"library": self.library})
         try:
             item.fn = kdef.factory(knode)
         except errors.OpError as e:
