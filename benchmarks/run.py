@@ -56,6 +56,35 @@ GAINS = [
      for p in ("constant_folding", "arithmetic", "cse", "dependency", "remapper")]
 
 
+# Other suites: (title, our script, peer script or None, [(label, our key, peer key, target)])
+SUITES = [
+    ("Input pipeline (50k Examples of 784 floats + label; records/s, higher is better)",
+     "tfdata_pipeline.py", "tf_input_pipeline.py", [
+         ("TFRecord write", "write_records_per_s", "write_records_per_s", "≥ 1.0× TF"),
+         ("read+parse+batch(128), 1 parallel call", "read_parse_batch_par1_records_per_s",
+          "read_parse_batch_par1_records_per_s", "≥ 1.0× TF"),
+         ("read+parse+batch(128), 2 parallel calls", "read_parse_batch_par2_records_per_s",
+          "read_parse_batch_par2_records_per_s", "≥ 1.0× TF"),
+         ("RSS growth over 5 shuffled epochs (MB)", "shuffle_5_epochs_rss_growth_MB", None,
+          "bounded"),
+     ]),
+    ("Distributed (gRPC, two local processes)", "distributed.py", "tf_distributed.py", [
+        ("remote run latency, trivial graph (µs)", "remote_run_latency_us",
+         "remote_run_latency_us", "≤ TF"),
+        ("1 MB transfer (GB/s)", "transfer_1MB_GBps", "transfer_1MB_GBps", "≥ 1.0× TF"),
+        ("64 MB transfer (GB/s)", "transfer_64MB_GBps", "transfer_64MB_GBps", "≥ 1.5× TF"),
+    ]),
+    ("Checkpoints (1 GiB of float32; seconds; the peer column is plain numpy file I/O)",
+     "checkpoint.py", None, [
+         ("save vs numpy tofile", "checkpoint_save_s", "numpy_write_s", "≤ 1.5×"),
+         ("restore vs numpy fromfile", "checkpoint_restore_s", "numpy_read_s", "≤ 1.5×"),
+     ]),
+    ("Resource watcher overhead (% of step time)", "monitoring.py", None, [
+        ("watcher at its default interval", "overhead_percent", None, "< 1%"),
+    ]),
+]
+
+
 def run_json(python: str, script: Path | str, module: bool = False, env=None) -> dict:
     cmd = [python, "-m", str(script)] if module else [python, str(script)]
     e = dict(os.environ, **(env or {}))
@@ -110,6 +139,20 @@ def render(ours: dict, tf: dict, floor: dict, peer: str | None) -> str:
     return "\n".join(lines)
 
 
+def render_suite(title, rows, ours: dict, peer: dict, peer_name: str) -> str:
+    lines = ["", f"## {title}", "", f"| figure | tensorweave | {peer_name} | ratio | target |",
+             "|---|---:|---:|---:|---|"]
+    for label, key, peer_key, target in rows:
+        v = ours.get(key)
+        t = (peer or ours).get(peer_key) if peer_key else None
+        ratio = f"{v / t:.2f}×" if isinstance(v, (int, float)) and t else "—"
+        lines.append(f"| {label} | {fmt(v)} | {fmt(t)} | {ratio} | {target} |")
+    for d in (ours, peer or {}):
+        if "_error" in d:
+            lines.append(f"\n- {d['_error']}")
+    return "\n".join(lines) + "\n"
+
+
 def _peer_text(peer) -> str:
     return f"`{peer}` (TF 2.21, tf.compat.v1)" if peer else "not measured (set PEER_PYTHON)"
 
@@ -128,8 +171,15 @@ def main() -> None:
     peer = os.environ.get("PEER_PYTHON")
     tf = run_json(peer, PEERS / "tf_graph_mode.py", env={"TF_USE_LEGACY_KERAS": "1"}) \
         if peer else {}
-    (ROOT / "BENCHMARKS.md").write_text(render(ours, tf, floor, peer))
+    text = render(ours, tf, floor, peer)
     raw = {"ours": ours, "tensorflow": tf, "numpy_floor": floor}
+    for title, script, peer_script, rows in SUITES:
+        mine = run_json(sys.executable, ROOT / "benchmarks" / script)
+        theirs = run_json(peer, PEERS / peer_script) if peer and peer_script else None
+        name = "TensorFlow" if peer_script else "numpy"
+        text += render_suite(title, rows, mine, theirs, name)
+        raw[script] = {"ours": mine, "peer": theirs}
+    (ROOT / "BENCHMARKS.md").write_text(text)
     (ROOT / "benchmarks" / "last_run.json").write_text(json.dumps(raw, indent=1))
     print((ROOT / "BENCHMARKS.md").read_text())
 
