@@ -33,6 +33,7 @@ from tensorweave.training.checkpoint.state import atomic_write_string_to_file
 _LOG = logging.getLogger("tensorweave")
 _UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
 _WARNED: set[str] = set()
+_CONTEXT_KEYS = frozenset(["cond_context", "while_context"])
 
 # -- the proto-function registry (TF's ops.register_proto_function) --------------------------
 _PROTO_FUNCTIONS: dict[str, tuple] = {}
@@ -245,7 +246,10 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None) -> No
     except (TypeError, ValueError, AttributeError) as e:
         if key not in _WARNED:  # NOTE: once per collection, not at every checkpoint
             _WARNED.add(key)
-            _LOG.warning("Issue encountered when serializing: %s.\n%s", key, e)
+            # NOTE: cond/while contexts are rebuilt from the imported ops' structure when
+            # needed; leaving them out loses nothing a restore or a training step uses.
+            log = _LOG.debug if key in _CONTEXT_KEYS else _LOG.warning
+            log("Issue encountered when serializing: %s.\n%s", key, e)
         meta_graph_def.collection_def.pop(key, None)
 
 
