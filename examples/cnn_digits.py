@@ -9,6 +9,10 @@ He-initialized kernels with L2 regularization, Adam, batch-norm moving averages 
 through the UPDATE_OPS control-dependency idiom, a held-out test split (20%, fixed seed).
 It prints `test accuracy: 0.9xx` at the end.
 
+Training reads its images one record at a time: the training split is written once to sharded
+TFRecord files (tf.train.Example protos) and streamed through a tf.data pipeline (shuffle,
+map with parse_single_example, batch, prefetch); evaluation feeds the test arrays directly.
+
 Everything goes under `--logdir` (default runs/cnn_digits): a checkpoint after every epoch
 (run the demo again and it resumes from the latest one; `--fresh` starts over), TensorBoard
 event files (loss, accuracies, weight histograms, the graph, one traced step) and a Chrome
@@ -43,6 +47,40 @@ def load_data(test_fraction: float, seed: int):
         images, labels, test_size=test_fraction, random_state=seed, stratify=labels)
     mean, std = x_train.mean(), x_train.std()
     return (x_train - mean) / std, y_train, (x_test - mean) / std, y_test
+
+
+def write_records(x, y, directory: str, shards: int = 4) -> list[str]:
+    """Writes (x, y) once as `shards` TFRecord files of Examples {image: 64 floats, label};
+    returns their paths (existing complete shards are reused)."""
+    os.makedirs(directory, exist_ok=True)
+    paths = [os.path.join(directory, f"train-{k:05d}-of-{shards:05d}.tfrecord")
+             for k in range(shards)]
+    if all(os.path.exists(p) for p in paths):
+        return paths
+    for k, path in enumerate(paths):
+        with tf.io.TFRecordWriter(path + ".tmp") as w:
+            for image, label in zip(x[k::shards], y[k::shards]):
+                w.write(tf.train.Example(features=tf.train.Features(feature={
+                    "image": tf.train.Feature(float_list=tf.train.FloatList(
+                        value=image.reshape(-1))),
+                    "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[label])),
+                })).SerializeToString())
+        os.replace(path + ".tmp", path)
+    return paths
+
+
+def input_pipeline(paths: list[str], batch_size: int, seed: int):
+    """An initializable iterator over shuffled, parsed, batched training records."""
+    features = {"image": tf.io.FixedLenFeature([64], tf.float32),
+                "label": tf.io.FixedLenFeature([], tf.int64)}
+
+    def parse(record):
+        f = tf.io.parse_single_example(record, features)
+        return tf.reshape(f["image"], [8, 8, 1]), tf.cast(f["label"], tf.int32)
+
+    dataset = (tf.data.TFRecordDataset(paths).shuffle(2048, seed=seed)
+               .map(parse, num_parallel_calls=1).batch(batch_size).prefetch(2))
+    return tf.data.make_initializable_iterator(dataset)
 
 
 def batches(n: int, batch_size: int, rng=None):
@@ -96,17 +134,18 @@ def build_model(images, labels, is_training, args, steps_per_epoch: int):
 
 
 # -- training and evaluation ------------------------------------------------------------------
-def train_epoch(sess, model, x, y, args, rng, epoch: int):
-    """One pass over the training split; returns (mean loss, mean accuracy)."""
-    n_batches = -(-len(x) // args.batch_size)
+def train_epoch(sess, model, iterator, n_batches: int, args, epoch: int):
+    """One pass over the training records; returns (mean loss, mean accuracy)."""
     losses, accuracies = [], []
+    sess.run(iterator.initializer)
     with Progress(total=n_batches, desc=f"epoch {epoch:2d}/{args.epochs}",
                   disable=True if args.no_progress else None, unit="batch") as bar:
-        for idx in batches(len(x), args.batch_size, rng):
-            _, loss, acc = sess.run(
-                [model["train_op"], model["loss"], model["accuracy"]],
-                {model["images"]: x[idx], model["labels"]: y[idx],
-                 model["is_training"]: True})
+        while True:
+            try:
+                _, loss, acc = sess.run([model["train_op"], model["loss"], model["accuracy"]],
+                                        {model["is_training"]: True})
+            except tf.errors.OutOfRangeError:
+                break
             losses.append(loss)
             accuracies.append(acc)
             bar.update(loss=np.mean(losses), acc=np.mean(accuracies))
@@ -122,14 +161,12 @@ def evaluate(sess, model, x, y, batch_size: int = 512) -> float:
     return correct / len(x)
 
 
-def train(sess, model, data, args, on_epoch_end=None, first_epoch: int = 1):
+def train(sess, model, iterator, n_batches: int, args, on_epoch_end=None, first_epoch: int = 1):
     """Trains epochs `first_epoch..args.epochs`; `on_epoch_end(epoch, stats)` runs after each
     one (checkpoints and summaries). Returns the last epoch's stats."""
-    x_train, y_train = data[0], data[1]
-    rng = np.random.RandomState(args.seed + first_epoch)
     stats = {}
     for epoch in range(first_epoch, args.epochs + 1):
-        loss, acc = train_epoch(sess, model, x_train, y_train, args, rng, epoch)
+        loss, acc = train_epoch(sess, model, iterator, n_batches, args, epoch)
         stats = {"epoch": epoch, "loss": loss, "train_accuracy": acc}
         if on_epoch_end is not None:
             on_epoch_end(epoch, stats)
@@ -168,13 +205,19 @@ def run(args) -> float:
     start = time.perf_counter()
     tf.set_random_seed(args.seed)
     data = load_data(args.test_fraction, args.seed)
-    images = tf.placeholder(tf.float32, [None, 8, 8, 1], name="images")
-    labels = tf.placeholder(tf.int32, [None], name="labels")
+    paths = write_records(data[0], data[1], os.path.join(args.logdir, "records"))
+    iterator = input_pipeline(paths, args.batch_size, args.seed)
+    next_images, next_labels = iterator.get_next()
+    # NOTE: training reads the pipeline; evaluation feeds these two tensors directly, which
+    # prunes the iterator out of the evaluation step.
+    images = tf.placeholder_with_default(next_images, [None, 8, 8, 1], name="images")
+    labels = tf.placeholder_with_default(next_labels, [None], name="labels")
     is_training = tf.placeholder_with_default(False, [], name="is_training")
     steps_per_epoch = -(-len(data[0]) // args.batch_size)
     model = build_model(images, labels, is_training, args, steps_per_epoch)
     logs = Logs(args.logdir, model)
-    print(f"train: {len(data[0])} images, test: {len(data[2])} images")
+    print(f"train: {len(data[0])} images in {len(paths)} TFRecord shards, "
+          f"test: {len(data[2])} images")
 
     with tf.Session() as sess:
         first_epoch = logs.restore_or_initialize(sess, steps_per_epoch, args.fresh)
@@ -186,7 +229,8 @@ def run(args) -> float:
             logs.epoch_done(sess, epoch, stats, data)
 
         if first_epoch <= args.epochs:
-            train(sess, model, data, args, on_epoch_end=end_of_epoch, first_epoch=first_epoch)
+            train(sess, model, iterator, steps_per_epoch, args, on_epoch_end=end_of_epoch,
+                  first_epoch=first_epoch)
         else:
             print(f"all {args.epochs} epochs are in the checkpoint; use --fresh to train again")
         test_accuracy = evaluate(sess, model, data[2], data[3])
