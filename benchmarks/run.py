@@ -79,14 +79,19 @@ SUITES = [
          ("save vs numpy tofile", "checkpoint_save_s", "numpy_write_s", "≤ 1.5×"),
          ("restore vs numpy fromfile", "checkpoint_restore_s", "numpy_read_s", "≤ 1.5×"),
      ]),
+    ("Peak memory of the CNN training process (MB, max RSS; the same script runs under TF)",
+     "cnn_memory.py", "cnn_memory.py", [
+         ("train 20 CNN steps", "cnn_train_peak_rss_MB", "cnn_train_peak_rss_MB", "≤ TF"),
+     ]),
     ("Resource watcher overhead (% of step time)", "monitoring.py", None, [
         ("watcher at its default interval", "overhead_percent", None, "< 1%"),
     ]),
 ]
 
 
-def run_json(python: str, script: Path | str, module: bool = False, env=None) -> dict:
-    cmd = [python, "-m", str(script)] if module else [python, str(script)]
+def run_json(python: str, script: Path | str, module: bool = False, env=None,
+             args: tuple = ()) -> dict:
+    cmd = [python, "-m", str(script)] if module else [python, str(script), *args]
     e = dict(os.environ, **(env or {}))
     try:
         out = subprocess.run(cmd, cwd=ROOT if module else Path(script).parent, env=e,
@@ -175,7 +180,10 @@ def main() -> None:
     raw = {"ours": ours, "tensorflow": tf, "numpy_floor": floor}
     for title, script, peer_script, rows in SUITES:
         mine = run_json(sys.executable, ROOT / "benchmarks" / script)
-        theirs = run_json(peer, PEERS / peer_script) if peer and peer_script else None
+        if peer and peer_script == script:  # our script, run under TensorFlow
+            theirs = run_json(peer, ROOT / "benchmarks" / script, args=("--tensorflow",))
+        else:
+            theirs = run_json(peer, PEERS / peer_script) if peer and peer_script else None
         name = "TensorFlow" if peer_script else "numpy"
         text += render_suite(title, rows, mine, theirs, name)
         raw[script] = {"ours": mine, "peer": theirs}
