@@ -156,38 +156,78 @@ class MapIterator:
         close_iter(self._it)
 
 
+class _Failed:
+    """An input element whose production raised (kept in order with the others)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+
 class ParallelMapIterator(MapIterator):
-    """Order-keeping parallel map: up to `threads` elements in flight on a private pool that
-    `close()` shuts down. Errors behave as in `MapIterator`."""
+    """Order-keeping parallel map on a private pool that `close()` shuts down.
+
+    Elements go to the pool in chunks (NOTE: one future per element cost more than the map
+    itself for small functions, which hold the GIL anyway); up to two chunks per thread are in
+    flight. An element's error is raised when that element is reached, as in `MapIterator`.
+    """
+
+    CHUNK = 16
 
     def __init__(self, ds, fn, threads: int):
         super().__init__(ds, fn)
         self._threads = threads
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tw-data-map")
-        self._pending: list = []
+        self._pending: list = []      # futures of chunks, in order
+        self._ready: list = []        # (ok, value) of the current chunk, reversed
         self._ended = False
 
-    def _fill(self) -> None:
-        while not self._ended and len(self._pending) < self._threads:
+    def _map_chunk(self, chunk):
+        out = []
+        for el, i in chunk:
+            if isinstance(el, _Failed):
+                out.append((False, el.error))
+                continue
             try:
-                el = next(self._it)
-            except StopIteration:
-                self._ended = True
-                return
-            self._pending.append(self._pool.submit(self._fn, el, self._i))
-            self._i += 1
+                out.append((True, self._fn(el, i)))
+            except Exception as e:  # noqa: BLE001 - re-raised when the element is reached
+                out.append((False, e))
+        return out
+
+    def _fill(self) -> None:
+        while not self._ended and len(self._pending) < 2 * self._threads:
+            chunk = []
+            while len(chunk) < self.CHUNK:
+                try:
+                    el = next(self._it)
+                except StopIteration:
+                    self._ended = True
+                    break
+                except Exception as e:  # noqa: BLE001 - an input error keeps its place in line
+                    el = _Failed(e)
+                chunk.append((el, self._i))
+                self._i += 1
+            if chunk:
+                self._pending.append(self._pool.submit(self._map_chunk, chunk))
 
     def __next__(self):
-        self._fill()
-        if not self._pending:
-            self.close()
-            raise StopIteration
-        return self._pending.pop(0).result()
+        if not self._ready:
+            self._fill()
+            if not self._pending:
+                self.close()
+                raise StopIteration
+            self._ready = self._pending.pop(0).result()[::-1]
+        ok, value = self._ready.pop()
+        if not ok:
+            raise value
+        return value
 
     def close(self) -> None:
         for f in self._pending:
             f.cancel()
         self._pending.clear()
+        self._ready.clear()
         self._pool.shutdown(wait=True)
         super().close()
 

@@ -88,7 +88,8 @@ class QueueState:
                 None, None, f"Expected {len(self.dtypes)} components, got {len(comps)}")
         out = []
         for i, c in enumerate(comps):
-            c = np.asarray(c, dtype=self.dtypes[i])
+            # NOTE: a copy: the input may be a variable's buffer that assign ops mutate later.
+            c = np.array(c, dtype=self.dtypes[i])
             if self.shapes and not _compatible(self.shapes[i], c.shape):
                 raise errors.InvalidArgumentError(
                     None, None, f"Shape mismatch in tuple component {i}. Expected "
