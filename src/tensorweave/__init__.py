@@ -78,11 +78,17 @@ from tensorweave.runtime.kernels.registry import register_kernel
 from tensorweave.shapes import Dimension, TensorShape
 
 from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
-    graph_util, initializers, io, linalg, math, nn, python_io, random, sparse, strings, test,
-    timeline, train,
+    graph_util, initializers, io, linalg, math, nn, python_io, queue, random, sparse, strings,
+    test, timeline, train,
 )
 from tensorweave import compat, data  # noqa: E402
 from tensorweave.data import gfile  # noqa: E402
+from tensorweave.data.queues import (  # noqa: E402
+    FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue,
+)
+from tensorweave.data.readers import (  # noqa: E402
+    ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
+)
 from tensorweave.data.example import (  # noqa: E402
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
 )

@@ -105,8 +105,8 @@ class QueueState:
                 raise self._closed_error()
             epoch = self.cancel_epoch
             for el in elements:
-                self._wait(ctx, lambda: self.cancel_epoch != epoch or self.torn_down
-                           or self.capacity < 0 or len(self.items) < self.capacity)
+                self._wait(ctx, lambda: self.cancel_epoch != epoch or self.capacity < 0
+                           or len(self.items) < self.capacity)
                 if self.cancel_epoch != epoch:
                     raise self._closed_error()
                 self.items.append(el)
@@ -119,26 +119,55 @@ class QueueState:
     def _take(self, n: int) -> list:
         return [self.items.popleft() for _ in range(n)]
 
+    def _restore(self, taken: list) -> None:
+        for el in reversed(taken):
+            self._put_back(el)
+
+    def _put_back(self, el) -> None:
+        self.items.appendleft(el)
+
     def dequeue(self, ctx, n: int, allow_smaller: bool = False) -> list:
         """Removes `n` elements (fewer when closed and `allow_smaller`).
+
+        Elements are taken as they arrive (so `n` may exceed the capacity, as in TF) and put
+        back at the front when the dequeue fails.
 
         Raises:
           OutOfRangeError: the queue is closed and holds fewer than `n` (or, with
             `allow_smaller`, no) elements.
+          DeadlineExceededError / CancelledError: the step's deadline, or session close.
         """
+        taken: list = []
         with self.cond:
-            self._wait(ctx, lambda: self.closed or self._available() >= n)
-            have = len(self.items)
-            if have < n and (not allow_smaller or have == 0 or self.torn_down):
-                if self.torn_down:
-                    raise errors.CancelledError(None, None, f"{self.kind} '{self.name}' was "
-                                                "cancelled (its session was closed).")
-                raise errors.OutOfRangeError(
-                    None, None, f"{self.kind} '{self.name}' is closed and has insufficient "
-                    f"elements (requested {n}, current size {have})")
-            out = self._take(min(n, have))
+            try:
+                self._wait(ctx, lambda: self._collect(taken, n))
+            except BaseException:
+                self._restore(taken)
+                raise
+            if len(taken) < n:          # closed: hand out the rest or fail
+                self._restore(taken)
+                taken = self._closed_remainder(n, allow_smaller)
             self.cond.notify_all()
-            return out
+            return taken
+
+    def _collect(self, taken: list, n: int) -> bool:
+        """Moves available elements into `taken`; True once done or the queue is closed."""
+        k = min(self._available(), n - len(taken))
+        if k > 0:
+            taken.extend(self._take(k))
+            self.cond.notify_all()
+        return len(taken) >= n or self.closed
+
+    def _closed_remainder(self, n: int, allow_smaller: bool) -> list:
+        have = len(self.items)
+        if self.torn_down:
+            raise errors.CancelledError(None, None, f"{self.kind} '{self.name}' was "
+                                        "cancelled (its session was closed).")
+        if have >= n or (allow_smaller and have > 0):
+            return self._take(min(n, have))
+        raise errors.OutOfRangeError(
+            None, None, f"{self.kind} '{self.name}' is closed and has insufficient "
+            f"elements (requested {n}, current size {have})")
 
     def stack(self, elements: list) -> tuple:
         """Batches `elements` component-wise (PaddingFIFOQueue pads first)."""
@@ -159,6 +188,9 @@ class RandomShuffleQueueState(QueueState):
         self.items = []  # type: ignore[assignment]
         self.min_after_dequeue = min_after_dequeue
         self.rng = np.random.default_rng(None if (seed == 0 and seed2 == 0) else [seed, seed2])
+
+    def _put_back(self, el) -> None:
+        self.items.append(el)
 
     def _available(self) -> int:
         if self.closed:

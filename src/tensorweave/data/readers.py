@@ -1,0 +1,81 @@
+"""TF1's reader classes: `tf.TFRecordReader`, `tf.TextLineReader`, `tf.WholeFileReader`.
+
+A reader takes file names from a queue (`tf.train.string_input_producer`) and produces
+(key, value) string pairs, one record per `read` run. See `runtime/kernels/cpu/readers.py`.
+"""
+
+from __future__ import annotations
+
+from tensorweave.data.tfrecord import compression_type_string
+from tensorweave.ops import reader_ops  # noqa: F401 - registers the ops
+from tensorweave.ops.apply import apply_op
+
+__all__ = ["ReaderBase", "TFRecordReader", "TextLineReader", "WholeFileReader"]
+
+
+def _queue_ref(queue):
+    return getattr(queue, "queue_ref", queue)
+
+
+class ReaderBase:
+    """Ops on one reader resource: read, read_up_to, counters and reset."""
+
+    def __init__(self, reader_ref, supports_serialize=False):
+        self._reader_ref = reader_ref
+        self._supports_serialize = supports_serialize
+
+    @property
+    def reader_ref(self):
+        return self._reader_ref
+
+    @property
+    def supports_serialize(self) -> bool:
+        return self._supports_serialize
+
+    def read(self, queue, name=None):
+        """(key, value) scalar strings of the next record, taking files from `queue`."""
+        key, value = apply_op("ReaderReadV2", self._reader_ref, _queue_ref(queue),
+                              name=name or "ReaderReadV2")
+        return key, value
+
+    def read_up_to(self, queue, num_records, name=None):
+        """(keys, values) vectors of up to `num_records` records."""
+        keys, values = apply_op("ReaderReadUpToV2", self._reader_ref, _queue_ref(queue),
+                                num_records, name=name or "ReaderReadUpToV2")
+        return keys, values
+
+    def num_records_produced(self, name=None):
+        return apply_op("ReaderNumRecordsProducedV2", self._reader_ref,
+                        name=name or "ReaderNumRecordsProducedV2")
+
+    def num_work_units_completed(self, name=None):
+        return apply_op("ReaderNumWorkUnitsCompletedV2", self._reader_ref,
+                        name=name or "ReaderNumWorkUnitsCompletedV2")
+
+    def reset(self, name=None):
+        return apply_op("ReaderResetV2", self._reader_ref, name=name or "ReaderResetV2")
+
+
+class TFRecordReader(ReaderBase):
+    """Reads the records of TFRecord files (`options`: a TFRecordOptions or None)."""
+
+    def __init__(self, name=None, options=None):
+        ref = apply_op("TFRecordReaderV2", compression_type=compression_type_string(options),
+                       name=name or "TFRecordReaderV2")
+        super().__init__(ref)
+
+
+class TextLineReader(ReaderBase):
+    """Reads the lines of text files (without their newline), skipping header lines."""
+
+    def __init__(self, skip_header_lines=None, name=None):
+        ref = apply_op("TextLineReaderV2", skip_header_lines=skip_header_lines or 0,
+                       name=name or "TextLineReaderV2")
+        super().__init__(ref)
+
+
+class WholeFileReader(ReaderBase):
+    """Reads each file whole: key = file name, value = its contents."""
+
+    def __init__(self, name=None):
+        super().__init__(apply_op("WholeFileReaderV2", name=name or "WholeFileReaderV2"))

@@ -1,0 +1,3 @@
+"""`tf.queue`."""
+
+from tensorweave.data.queues import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue
