@@ -171,3 +171,37 @@ def test_parallel_map_threads_stop_when_session_closes():
     assert len(alive()) > before
     sess.close()
     assert len(alive()) == before
+
+
+def test_file_cache_persists_across_graphs_and_skips_partial_passes(tmp_path):
+    import numpy as np
+
+    import tensorweave as tf
+
+    path = str(tmp_path / "cache")
+
+    def values(ds, limit=None):
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        out = []
+        with tf.Session() as s:
+            try:
+                while limit is None or len(out) < limit:
+                    out.append(s.run(nxt))
+            except tf.errors.OutOfRangeError:
+                pass
+        return out
+
+    with tf.Graph().as_default():
+        partial = values(tf.data.Dataset.range(5).cache(path), limit=2)
+    assert len(partial) == 2 and not (tmp_path / "cache").exists()  # nothing half-written
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_tensor_slices(
+            ({"n": np.arange(4)}, [b"a", b"bb", b"c", b"d"])).cache(path)
+        first = values(ds)
+    assert (tmp_path / "cache").exists()
+    with tf.Graph().as_default():  # a different input: the cache file wins, as in TF
+        ds = tf.data.Dataset.from_tensor_slices(
+            ({"n": np.arange(10, 14)}, [b"x", b"y", b"z", b"w"])).cache(path)
+        again = values(ds)
+    assert [(e[0]["n"], e[1]) for e in again] == [(e[0]["n"], e[1]) for e in first]
+    assert again[1][1] == b"bb"

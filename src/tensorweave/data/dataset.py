@@ -246,7 +246,8 @@ class Dataset:
         return self._derive("PrefetchDataset", _i64(buffer_size))
 
     def cache(self, filename="") -> Dataset:
-        """Caches the elements in memory after the first complete pass."""
+        """Caches the elements after the first complete pass: in memory, or in `filename`
+        (kept across sessions and processes, as TF's file cache)."""
         return self._derive("CacheDataset", convert_to_tensor(filename, dtype=dtypes.string))
 
     def shard(self, num_shards, index) -> Dataset:

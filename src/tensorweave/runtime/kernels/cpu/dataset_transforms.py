@@ -8,6 +8,7 @@ their inputs when closed. `PrefetchIterator` owns one background thread, stopped
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 
@@ -365,14 +366,61 @@ class CacheDataset(Dataset):
                 self._cached = seen
 
 
+class FileCacheDataset(Dataset):
+    """File cache: the first COMPLETE pass is written to `path` (through a temporary file that
+    is renamed at the end, so a partial pass leaves nothing); while `path` exists — also in a
+    later session or process, as TF's — passes read it instead of the input.
+
+    Elements are stored as numpy `.npy` records (no pickling; strings as fixed-width bytes).
+    """
+
+    def __init__(self, ds, path: str):
+        self._ds = ds
+        self._path = path
+
+    def iterate(self):
+        return self._replay() if os.path.exists(self._path) else self._record()
+
+    def _record(self):
+        tmp = f"{self._path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        with open(tmp, "wb") as f, _closing(self._ds.iterate()) as it:
+            try:
+                for el in it:
+                    np.save(f, np.int64(len(el)), allow_pickle=False)
+                    for c in el:
+                        np.save(f, _storable(np.asarray(c)), allow_pickle=False)
+                    yield el
+            except BaseException:
+                f.close()
+                os.remove(tmp)
+                raise
+        os.replace(tmp, self._path)
+
+    def _replay(self):
+        with open(self._path, "rb") as f:
+            while f.peek(1) if hasattr(f, "peek") else f.read(1):
+                n = int(np.load(f, allow_pickle=False))
+                yield tuple(_restored(np.load(f, allow_pickle=False)) for _ in range(n))
+
+
+def _storable(a: np.ndarray) -> np.ndarray:
+    return a.astype(bytes) if a.dtype == object else a
+
+
+def _restored(a: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "S":
+        out = np.empty(a.shape, dtype=object)
+        out.reshape(-1)[:] = [bytes(x) for x in a.reshape(-1)]
+        return out
+    return a
+
+
 @register_kernel("CacheDataset")
 def _cache(node):
     def run(ds, filename):
         name = filename.item() if isinstance(filename, np.ndarray) else filename
-        if name not in (b"", ""):
-            raise errors.UnimplementedError(None, None, "Dataset.cache(filename): only the "
-                                                        "memory cache (filename='') exists")
-        return CacheDataset(ds)
+        name = name.decode() if isinstance(name, bytes) else name
+        return FileCacheDataset(ds, name) if name else CacheDataset(ds)
     return run
 
 

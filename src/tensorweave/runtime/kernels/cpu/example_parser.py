@@ -13,6 +13,7 @@ index in the batch): a required feature missing, a wrong value type, a wrong val
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,7 +52,7 @@ class FeatureSpec:
     def block(self) -> int:
         """Values per block: all dims after the variable one, or the whole shape."""
         dims = self.shape[1:] if self.variable else self.shape
-        return int(np.prod(dims)) if dims else 1
+        return math.prod(dims)  # NOTE: read per record: math.prod, not np.prod (10x cheaper)
 
 
 # -- wire scanning ---------------------------------------------------------------------------

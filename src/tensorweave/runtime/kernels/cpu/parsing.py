@@ -82,8 +82,12 @@ class ExampleParser:
     def __call__(self, serialized, names, sparse_keys, dense_keys, defaults) -> list:
         serialized = np.asarray(serialized, dtype=object)
         names = np.asarray(names, dtype=object)
-        records = _records(serialized, names)
         specs, wanted, layouts = self._plan(sparse_keys, dense_keys)
+        if serialized.ndim == 0 and not self.sparse_types:
+            outs = self._one_dense_record(serialized, names, specs, wanted)
+            if outs is not None:
+                return outs
+        records = _records(serialized, names)
         n_dense = len(self.dense_types)
         if len(defaults) != n_dense:
             raise _invalid(f"Expected {n_dense} dense_defaults, got {len(defaults)}")
@@ -97,6 +101,28 @@ class ExampleParser:
         for i in left:
             batch.put(i, extract(records[i], specs, wanted, names, i), names)
         return batch.outputs(serialized.ndim == 0)
+
+
+    @staticmethod
+    def _one_dense_record(serialized, names, specs, wanted) -> list | None:
+        """The common case of tf.data pipelines — one record, every dense feature present with
+        its full size — without the batch machinery; None sends anything else (missing
+        features, defaults, errors) down the general path, which reports it."""
+        if any(s.variable for s in specs):
+            return None
+        try:
+            vals = extract(_as_bytes(serialized.item()), specs, wanted, names, 0)
+        except errors.OpError:
+            return None
+        out = []
+        for spec, v in zip(specs, vals):
+            if v is None:
+                return None
+            v = np.asarray(v)
+            if v.size != spec.block:
+                return None
+            out.append(v.astype(spec.dtype.np_dtype, copy=False).reshape(spec.shape))
+        return out
 
 
 def _records(serialized: np.ndarray, names: np.ndarray) -> list[bytes]:
@@ -277,6 +303,22 @@ def _sparse(spec: FeatureSpec, rows: list, scalar: bool):
             np.array([len(rows), width], np.int64))
 
 
+class _KeyCache:
+    """`_as_keys` remembered per key array: the keys are constants, the same array each step."""
+
+    def __init__(self):
+        self._last: dict[int, tuple] = {}
+
+    def __call__(self, arr) -> list[bytes]:
+        hit = self._last.get(id(arr))
+        if hit is not None and hit[0] is arr:
+            return hit[1]
+        keys = _as_keys(arr)
+        if isinstance(arr, np.ndarray) and not arr.flags.writeable:
+            self._last[id(arr)] = (arr, keys)  # NOTE: read-only constants only
+        return keys
+
+
 def _single_output(outs: list):
     if not outs:
         return None
@@ -292,11 +334,12 @@ def _parse_example_v2(node):
     parser = ExampleParser(node.attr("sparse_types") or [], node.attr("Tdense") or [],
                            node.attr("dense_shapes") or [])
 
+    keys_of = _KeyCache()
+
     def run(serialized, names, sparse_keys, dense_keys, ragged_keys, *defaults):
         if np.asarray(ragged_keys).size:
             raise _invalid("ragged_keys are not supported")
-        outs = parser(serialized, names, _as_keys(sparse_keys), _as_keys(dense_keys),
-                      defaults)
+        outs = parser(serialized, names, keys_of(sparse_keys), keys_of(dense_keys), defaults)
         return _single_output(outs)
 
     return run
