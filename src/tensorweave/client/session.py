@@ -26,7 +26,8 @@ from tensorweave.monitoring.step_hooks import LISTENERS
 class _Entry:
     cid: int
     feed_keys: tuple
-    converters: list
+    converters: list      # one per fed tensor (a SparseTensor key feeds several)
+    direct: bool          # every key is one tensor: converters line up with feed_keys
     build: object
 
 
@@ -74,7 +75,7 @@ class BaseSession:
         feed_dict = feed_dict or {}
         entry = self._entry(fetches, feed_dict)
         vals = [conv(feed_dict[k]) for k, conv in zip(entry.feed_keys, entry.converters)] \
-            if entry.converters is not None else self._expand_feeds(entry, feed_dict)
+            if entry.direct else _expanded_feeds(entry, feed_dict)
         t0 = time.perf_counter() if LISTENERS else 0.0
         try:
             out, meta = self._master.run_callable(self._handle, entry.cid, vals,
@@ -111,7 +112,7 @@ class BaseSession:
             raise self._annotate(e) from None
         convs = [fetch_lib.feed_converter(t) for t in tensors]
         build = _finisher(mapper)
-        return _Entry(cid, tuple(feed_keys), convs if direct else None, build)
+        return _Entry(cid, tuple(feed_keys), convs, direct, build)
 
     def _feed_tensors(self, feed_keys):
         """The feed tensors in order; `direct` is False when some key expands to several."""
@@ -122,13 +123,6 @@ class BaseSession:
             for t, _ in pairs:
                 tensors.append(self._as_feed_tensor(t))
         return tensors, direct
-
-    def _expand_feeds(self, entry, feed_dict):
-        vals = []
-        for k in entry.feed_keys:
-            vals.extend(v for _, v in fetch_lib.feed_pairs(k, feed_dict[k]))
-        tensors, _ = self._feed_tensors(entry.feed_keys)
-        return [fetch_lib.feed_converter(t)(v) for t, v in zip(tensors, vals)]
 
     def _as_feed_tensor(self, key) -> Tensor:
         try:
@@ -145,7 +139,7 @@ class BaseSession:
         if self._graph.version != self._synced:
             self._extend()
         entry = self._make_entry(fetches, feed_list)
-        if entry.converters is None:
+        if not entry.direct:
             raise TypeError("make_callable feeds must be Tensors or names")
         convs, cid, build = entry.converters, entry.cid, entry.build
 
@@ -254,6 +248,12 @@ class _DeviceAttributes:
     @property
     def memory_limit_bytes(self) -> int:
         return self.memory_limit
+
+
+def _expanded_feeds(entry: _Entry, feed_dict) -> list:
+    """Feed values when some key (a SparseTensor) stands for several tensors."""
+    vals = [v for k in entry.feed_keys for _, v in fetch_lib.feed_pairs(k, feed_dict[k])]
+    return [conv(v) for conv, v in zip(entry.converters, vals)]
 
 
 def _finisher(mapper):

@@ -99,12 +99,6 @@ def add_op(graph, op_def: OpDef, name, inputs, attrs, out_dtypes) -> Operation:
     return op
 
 
-def _graph_for(inputs):
-    for t in inputs:
-        return t.graph
-    return get_default_graph()
-
-
 def _bind_inputs(op_def: OpDef, args, kwargs) -> list:
     if len(args) > len(op_def.inputs):
         raise TypeError(f"{op_def.name} takes {len(op_def.inputs)} inputs, got {len(args)}")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tensorweave.shapes import TensorShape, unknown_shape
+from tensorweave.shapes import TensorShape
 
 
 class ShapeError(ValueError):
@@ -91,18 +91,8 @@ def constant_value(tensor):
 
 
 def shape_from_tensor(tensor) -> TensorShape:
-    """A partial shape from a 1-D int tensor: known entries where they can be found."""
-    value = constant_value(tensor)
-    if value is not None:
-        return TensorShape([None if d < 0 else int(d) for d in np.reshape(value, [-1])])
-    op = tensor.op
-    if op.type == "Pack" and op.get_attr("axis") == 0:
-        dims = []
-        for t in op.inputs:
-            v = constant_value(t)
-            dims.append(None if v is None or int(v) < 0 else int(v))
-        return TensorShape(dims)
-    if op.type == "Shape":
-        return op.inputs[0].shape
-    n = tensor.shape[0].value if tensor.shape.ndims == 1 else None
-    return unknown_shape(n)
+    """A partial shape from a 1-D int tensor: known entries where they can be found (through
+    constants, Shape, Pack, ConcatV2, slices of shapes, ...: `shape_tensors.partial_shape`)."""
+    from tensorweave.ops.shape_tensors import partial_shape
+
+    return partial_shape(tensor)

@@ -36,8 +36,7 @@ class Dim:
 
 def input_tensor(ctx, i: int):
     """Input `i` of a shape function's op, as a Tensor (for looking through its producer)."""
-    getter = getattr(ctx, "input_tensor", None)
-    return getter(i) if getter is not None else ctx._inputs[i]
+    return ctx.input_tensor(i)
 
 
 def small_enough(n) -> bool:
