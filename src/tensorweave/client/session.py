@@ -305,6 +305,7 @@ def _config_dict(config) -> dict:
         "allow_soft_placement": config.allow_soft_placement,
         "log_device_placement": config.log_device_placement,
         "operation_timeout_in_ms": config.operation_timeout_in_ms,
+        "device_filters": list(config.device_filters),
     }
     from tensorweave.master.passes import disabled_from_config
 

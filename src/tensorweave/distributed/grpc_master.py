@@ -37,6 +37,7 @@ def config_to_proto(config: dict) -> pb.SessionConfig:
         operation_timeout_in_ms=int(config.get("operation_timeout_in_ms") or 0),
         disabled_passes=list(config.get("disabled_passes") or []),
         passes=list(config.get("passes") or []),
+        device_filters=list(config.get("device_filters") or []),
     )
     for k, v in (config.get("device_count") or {}).items():
         out.device_count[k] = int(v)
@@ -52,6 +53,7 @@ def config_from_proto(proto: pb.SessionConfig) -> dict:
         "log_device_placement": proto.log_device_placement,
         "operation_timeout_in_ms": proto.operation_timeout_in_ms,
         "disabled_passes": list(proto.disabled_passes),
+        "device_filters": list(proto.device_filters),
     }
     if proto.passes:
         out["passes"] = list(proto.passes)

@@ -8,7 +8,6 @@ rendezvous; a step that fails aborts it, so remote receivers fail instead of wai
 
 from __future__ import annotations
 
-import threading
 import time
 
 import grpc
@@ -24,6 +23,7 @@ from tensorweave.distributed.grpc_master import (
     metadata_to_proto,
     shapes_to_proto,
 )
+from tensorweave.distributed.remote import StepTable
 from tensorweave.distributed.rpc import (
     CONTROL_DEADLINE_S,
     channel_for,
@@ -36,7 +36,6 @@ from tensorweave.distributed.rpc import (
 from tensorweave.proto import convert
 from tensorweave.proto import worker_service_pb2 as pb
 from tensorweave.proto import worker_service_pb2_grpc as pb_grpc
-from tensorweave.runtime.rendezvous import Rendezvous
 from tensorweave.runtime.step import StepContext
 from tensorweave.runtime.worker import LocalWorker, WorkerInterface
 
@@ -60,8 +59,8 @@ class GrpcWorker(WorkerInterface):
         except grpc.RpcError as e:
             raise error_from_rpc(e, self.address) from None
 
-    def get_status(self) -> list[dict]:
-        resp = self._call("GetStatus", pb.GetStatusRequest(), CONTROL_DEADLINE_S)
+    def get_status(self, timeout: float = CONTROL_DEADLINE_S) -> list[dict]:
+        resp = self._call("GetStatus", pb.GetStatusRequest(), timeout)
         return [device_from_proto(d) for d in resp.device_attributes]
 
     def register_graph(self, graph_def: ir.GraphDef, device: str,
@@ -116,30 +115,6 @@ class GrpcWorker(WorkerInterface):
 
 
 # -- server side -----------------------------------------------------------------------------
-class StepRendezvousTable:
-    """One `Rendezvous` per step id, created on first use by either a run or a receiver."""
-
-    def __init__(self):
-        self._steps: dict[int, Rendezvous] = {}
-        self._lock = threading.Lock()
-
-    def find(self, step_id: int) -> Rendezvous:
-        with self._lock:
-            r = self._steps.get(step_id)
-            if r is None:
-                r = self._steps[step_id] = Rendezvous()
-            return r
-
-    def cleanup(self, step_id: int) -> None:
-        with self._lock:
-            r = self._steps.pop(step_id, None)
-        if r is not None:
-            r.abort(errors.AbortedError(None, None, f"Step {step_id} was cleaned up"))
-
-    def __len__(self) -> int:
-        return len(self._steps)
-
-
 def _streaming(fn):
     """Like `rpc_method`, for a method that yields its responses."""
 
@@ -158,9 +133,9 @@ def _streaming(fn):
 class WorkerServicer(pb_grpc.WorkerServiceServicer):
     """Serves a task's `LocalWorker` as WorkerService."""
 
-    def __init__(self, worker: LocalWorker):
+    def __init__(self, worker: LocalWorker, steps: StepTable | None = None):
         self.worker = worker
-        self.steps = StepRendezvousTable()
+        self.steps = steps if steps is not None else StepTable()
 
     @rpc_method
     def GetStatus(self, request):
@@ -215,10 +190,12 @@ class WorkerServicer(pb_grpc.WorkerServiceServicer):
         yield from transfer.to_chunks(value, dead)
 
 
-def add_worker_service(worker: LocalWorker, server: grpc.Server) -> WorkerServicer:
-    servicer = WorkerServicer(worker)
+def add_worker_service(worker: LocalWorker, server: grpc.Server,
+                       steps: StepTable | None = None) -> WorkerServicer:
+    """Serves `worker`; `steps` is the task's step table (shared with its master)."""
+    servicer = WorkerServicer(worker, steps)
     pb_grpc.add_WorkerServiceServicer_to_server(servicer, server)
     return servicer
 
 
-__all__ = ["GrpcWorker", "WorkerServicer", "StepRendezvousTable", "add_worker_service"]
+__all__ = ["GrpcWorker", "WorkerServicer", "StepTable", "add_worker_service"]

@@ -51,12 +51,13 @@ class Server:
         self.cluster_spec = ClusterSpec(server_or_cluster_def)
         self.job_name, self.task_index = _task_of(self.cluster_spec, job_name, task_index)
         host, port = _split(self.cluster_spec.task_address(self.job_name, self.task_index))
-        self._master, self._worker = _make_master(self.job_name, self.task_index, config)
+        self._master, self._worker, self._steps = _make_master(
+            self.cluster_spec, self.job_name, self.task_index, config)
         self._rpc_pool = ThreadPoolExecutor(max_workers=RPC_THREADS, thread_name_prefix="tw-rpc")
         self._grpc = grpc.server(self._rpc_pool,
                                  options=CHANNEL_OPTIONS + [("grpc.so_reuseport", 0)])
         add_master_service(self._master, self._grpc)
-        add_worker_service(self._worker, self._grpc)
+        add_worker_service(self._worker, self._grpc, self._steps)
         self.port = _bind(self._grpc, host, port)
         self.host = host
         self._started = False
@@ -100,6 +101,7 @@ class Server:
         self._rpc_pool.shutdown(wait=True)
         self._worker.cleanup_all()
         self._worker.close()
+        self._master.close()
         self._stopped.set()
 
     def __enter__(self) -> Server:
@@ -146,8 +148,9 @@ def _bind(server: grpc.Server, host: str, port: int) -> int:
     return bound
 
 
-def _make_master(job: str, task: int, config):
-    """(LocalMaster over one shared worker, that worker) for the task's devices."""
+def _make_master(cluster: ClusterSpec, job: str, task: int, config):
+    """(LocalMaster over the cluster, this task's shared worker, the task's step table)."""
+    from tensorweave.distributed.remote import make_step_table
     from tensorweave.master.master import LocalMaster
     from tensorweave.runtime.device import local_device_names
     from tensorweave.runtime.worker import LocalWorker
@@ -157,7 +160,8 @@ def _make_master(job: str, task: int, config):
     cpus = int((cfg.get("device_count") or {}).get("CPU", 1) or 1)
     inter_op = int(cfg.get("inter_op_parallelism_threads") or 0)
     worker = LocalWorker(local_device_names(job, task, cpus), inter_op)
-    return LocalMaster(worker), worker
+    steps, workers = make_step_table(cluster, job, task, worker)
+    return LocalMaster(worker, cluster=workers), worker, steps
 
 
 def _config_dict(config) -> dict:

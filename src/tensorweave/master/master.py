@@ -70,6 +70,8 @@ class _Partition:
     handle: str
     device: str
     graph: ir.GraphDef
+    task: str | None = None       # the remote task running it (None: this process)
+    incarnation: int = 0          # the remote task's incarnation when it was registered
 
 
 @dataclass
@@ -77,6 +79,12 @@ class _Callable:
     feed_dtypes: list
     partitions: list[_Partition]  # the client device's partition (args, retvals) first
     run_fast: object = None       # the single partition's executor.run, when there is one
+    dataflow: bool = False
+    stale: set = field(default_factory=set)  # remote tasks to check before the next step
+
+    @property
+    def remote_tasks(self) -> set[str]:
+        return {p.task for p in self.partitions if p.task is not None}
 
 
 @dataclass
@@ -93,6 +101,7 @@ class _MasterSession:
     lock: threading.Lock = field(default_factory=threading.Lock)
     pool: ThreadPoolExecutor | None = None
     passes: tuple = (set(), None)   # (disabled pass names, explicit pass list or None)
+    device_attrs: list[dict] = field(default_factory=list)
 
     def run_pool(self) -> ThreadPoolExecutor:
         if self.pool is None:
@@ -106,11 +115,14 @@ class LocalMaster(MasterInterface):
 
     With `worker` (a server's), every session runs on that one shared worker instead, so its
     resources (variables, queues) outlive sessions as on a TF server: closing a session then
-    only deregisters its graphs, and `reset` clears the containers.
+    only deregisters its graphs, and `reset` clears the containers. With `cluster` (a server's
+    `distributed.remote.ClusterWorkers`) sessions span every task of the cluster: see
+    distributed/cluster_steps.py.
     """
 
-    def __init__(self, worker: LocalWorker | None = None):
+    def __init__(self, worker: LocalWorker | None = None, cluster=None):
         self._shared = worker
+        self._cluster = cluster
         self._sessions: dict[str, _MasterSession] = {}
         self._ids = itertools.count(1)
         self._steps = itertools.count(1)
@@ -128,7 +140,14 @@ class LocalMaster(MasterInterface):
         if self._shared is not None:
             devices = list(self._shared.devices)
         worker = self._shared or LocalWorker(devices, inter_op)
+        attrs = None
+        if self._cluster is not None:
+            from tensorweave.distributed.cluster_steps import discover
+
+            attrs = discover(self._cluster, config)
+            devices = [d["name"] for d in attrs]
         sess = _MasterSession(config, worker, devices)
+        sess.device_attrs = attrs or worker.get_status()
         sess.passes = disabled_from_config(config)
         _add_nodes(sess, graph_def)
         with self._lock:
@@ -148,7 +167,7 @@ class LocalMaster(MasterInterface):
             _add_nodes(sess, graph_def)
 
     def list_devices(self, handle) -> list[dict]:
-        return self._session(handle).worker.get_status()
+        return list(self._session(handle).device_attrs)
 
     def close_session(self, handle) -> None:
         with self._lock:
@@ -158,13 +177,21 @@ class LocalMaster(MasterInterface):
                 sess.pool.shutdown(wait=False)
             if self._shared is not None:
                 for c in sess.callables.values():
-                    for p in c.partitions:
-                        p.worker.deregister_graph(p.handle)
+                    _deregister(c.partitions)
                 return
             sess.worker.cleanup_all()
             sess.worker.close()
 
+    def close(self) -> None:
+        """Releases the master's own threads (a server's, when it stops)."""
+        if self._cluster is not None:
+            self._cluster.close()
+
     def reset(self, containers=None) -> None:
+        if self._cluster is not None:
+            from tensorweave.distributed.cluster_steps import reset_tasks
+
+            reset_tasks(self._cluster, containers)
         if self._shared is not None:
             self._shared.cleanup_all(containers)
         for sess in list(self._sessions.values()):
@@ -203,14 +230,25 @@ class LocalMaster(MasterInterface):
             graphs = partition(optimized, {n.name: n.device for n in optimized.nodes})
         dataflow = len(graphs) > 1 and any(n.op in CONTROL_FLOW_OPS for g in graphs.values()
                                            for n in g.nodes)
-        parts = []
-        for dev in [client] + sorted(d for d in graphs if d != client):
-            if dev in graphs:
-                g = graphs[dev]
-                handle = sess.worker.register_graph(g, dev, {"dataflow": dataflow})
-                parts.append(_Partition(sess.worker, handle, dev, g))
-        fast = sess.worker.executor(parts[0].handle).run if len(parts) == 1 else None
-        return _Callable(pruned.feed_dtypes, parts, fast)
+        parts = [self._register(sess, graphs[dev], dev, dataflow)
+                 for dev in [client] + sorted(d for d in graphs if d != client) if dev in graphs]
+        fast = None
+        if len(parts) == 1 and parts[0].task is None:
+            fast = sess.worker.executor(parts[0].handle).run
+        return _Callable(pruned.feed_dtypes, parts, fast, dataflow)
+
+    def _register(self, sess: _MasterSession, g: ir.GraphDef, dev: str,
+                  dataflow: bool) -> _Partition:
+        """Registers partition `g` of `dev` on the worker that runs `dev`."""
+        worker, task, incarnation = sess.worker, None, 0
+        if self._cluster is not None and not self._cluster.is_local(dev):
+            from tensorweave.distributed.remote import task_of
+
+            task = task_of(dev)
+            worker = self._cluster.remote(task)
+            incarnation = self._cluster.incarnation(task)
+        handle = worker.register_graph(g, dev, {"dataflow": dataflow})
+        return _Partition(worker, handle, dev, g, task, incarnation)
 
     @staticmethod
     def _optimize(sess: _MasterSession, graph: ir.GraphDef, keep: set[str]) -> ir.GraphDef:
@@ -233,6 +271,10 @@ class LocalMaster(MasterInterface):
         if c.run_fast is not None and not traced:
             ctx = StepContext(next(self._steps), timeout_s=timeout)
             return c.run_fast(feed_values, ctx), None
+        if c.remote_tasks:
+            from tensorweave.distributed.cluster_steps import run_cluster_step
+
+            return run_cluster_step(self, sess, c, feed_values, options or {}, timeout)
         return self._run_partitions(sess, c, feed_values, options or {}, timeout)
 
     def _run_partitions(self, sess, c: _Callable, feed_values, options, timeout):
@@ -268,8 +310,17 @@ class LocalMaster(MasterInterface):
         with sess.lock:
             c = sess.callables.pop(callable_id, None)
             sess.cache = {k: v for k, v in sess.cache.items() if v != callable_id}
-        for p in (c.partitions if c else []):
+        _deregister(c.partitions if c else [])
+
+
+def _deregister(partitions: list[_Partition]) -> None:
+    """Deregisters partitions; a remote task that is gone has nothing left to deregister."""
+    for p in partitions:
+        try:
             p.worker.deregister_graph(p.handle)
+        except errors.OpError:
+            if p.task is None:
+                raise
 
 
 def _placed(n: ir.NodeDef, client: str, placement: Placement) -> ir.NodeDef:

@@ -13,7 +13,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class SessionConfig(_message.Message):
-    __slots__ = ("device_count", "intra_op_parallelism_threads", "inter_op_parallelism_threads", "allow_soft_placement", "log_device_placement", "operation_timeout_in_ms", "disabled_passes", "passes")
+    __slots__ = ("device_count", "intra_op_parallelism_threads", "device_filters", "inter_op_parallelism_threads", "allow_soft_placement", "log_device_placement", "operation_timeout_in_ms", "disabled_passes", "passes")
     class DeviceCountEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -23,6 +23,7 @@ class SessionConfig(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     DEVICE_COUNT_FIELD_NUMBER: _ClassVar[int]
     INTRA_OP_PARALLELISM_THREADS_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_FILTERS_FIELD_NUMBER: _ClassVar[int]
     INTER_OP_PARALLELISM_THREADS_FIELD_NUMBER: _ClassVar[int]
     ALLOW_SOFT_PLACEMENT_FIELD_NUMBER: _ClassVar[int]
     LOG_DEVICE_PLACEMENT_FIELD_NUMBER: _ClassVar[int]
@@ -31,13 +32,14 @@ class SessionConfig(_message.Message):
     PASSES_FIELD_NUMBER: _ClassVar[int]
     device_count: _containers.ScalarMap[str, int]
     intra_op_parallelism_threads: int
+    device_filters: _containers.RepeatedScalarFieldContainer[str]
     inter_op_parallelism_threads: int
     allow_soft_placement: bool
     log_device_placement: bool
     operation_timeout_in_ms: int
     disabled_passes: _containers.RepeatedScalarFieldContainer[str]
     passes: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, device_count: _Optional[_Mapping[str, int]] = ..., intra_op_parallelism_threads: _Optional[int] = ..., inter_op_parallelism_threads: _Optional[int] = ..., allow_soft_placement: _Optional[bool] = ..., log_device_placement: _Optional[bool] = ..., operation_timeout_in_ms: _Optional[int] = ..., disabled_passes: _Optional[_Iterable[str]] = ..., passes: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, device_count: _Optional[_Mapping[str, int]] = ..., intra_op_parallelism_threads: _Optional[int] = ..., device_filters: _Optional[_Iterable[str]] = ..., inter_op_parallelism_threads: _Optional[int] = ..., allow_soft_placement: _Optional[bool] = ..., log_device_placement: _Optional[bool] = ..., operation_timeout_in_ms: _Optional[int] = ..., disabled_passes: _Optional[_Iterable[str]] = ..., passes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class NodeOutputShapes(_message.Message):
     __slots__ = ("shape",)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import abc
 import itertools
+import random
 import threading
 
 from tensorweave import errors, ir
@@ -54,7 +55,10 @@ class LocalWorker(WorkerInterface):
     """A worker in this process. Thread-safe: steps may run concurrently."""
 
     def __init__(self, device_names: list[str], inter_op_threads: int = 0):
-        self.devices = {d.name: d for d in (Device(n) for n in device_names)}
+        # NOTE: a random incarnation per worker, as TF's: a master tells a restarted task
+        # (whose graphs and variables are gone) from the one it registered graphs on.
+        incarnation = random.getrandbits(62) + 1
+        self.devices = {d.name: d for d in (Device(n, incarnation) for n in device_names)}
         self._graphs: dict[str, Executor] = {}
         self._inter_op_threads = inter_op_threads
         self._pools: dict[str, object] = {}

@@ -1,0 +1,277 @@
+"""A task's view of its cluster: which worker runs each device, and rendezvous across tasks.
+
+`ClusterWorkers` is what a server's master uses to run a session over every task: it finds
+the devices of each task (GetStatus, all tasks at once, one deadline for all), hands out the
+local `LocalWorker` for the task's own devices and a `GrpcWorker` for every other task, and
+remembers each task's incarnation so a restarted task is noticed.
+
+`RemoteRendezvous` is a step's rendezvous on one task: tensors sent by this task's partitions
+stay local; a receive whose sender lives on another task pulls the tensor from that task
+(RecvTensor), inline for a plain receive and in the background when the dataflow interpreter
+waits for whichever of several receives arrives first.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+
+from tensorweave import errors
+from tensorweave.distributed.cluster import ClusterSpec
+from tensorweave.runtime.device import DeviceSpec
+from tensorweave.runtime.rendezvous import Rendezvous
+
+_CLEANED_MEMORY = 4096  # step ids remembered after cleanup, so late receivers fail at once
+_FETCH_THREADS = 32
+
+
+def task_of(device: str) -> str:
+    """`/job:ps/replica:0/task:1/device:CPU:0` → `/job:ps/replica:0/task:1`."""
+    spec = DeviceSpec.from_string(device)
+    return f"/job:{spec.job}/replica:{spec.replica or 0}/task:{spec.task}"
+
+
+class ClusterWorkers:
+    """The workers of a cluster as one task's master sees them.
+
+    Thread-safe. `local_worker` serves this task's devices; every other task is reached over
+    gRPC at its address in `cluster`.
+    """
+
+    def __init__(self, cluster: ClusterSpec, job: str, task: int, local_worker,
+                 steps: StepTable, fetch_pool: ThreadPoolExecutor | None = None):
+        self.cluster = cluster
+        self.fetch_pool = fetch_pool
+        self.local_task = f"/job:{job}/replica:0/task:{task}"
+        self.local_worker = local_worker
+        self.steps = steps
+        self._remote: dict[str, object] = {}
+        self._incarnations: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="tw-cluster")
+
+    # -- tasks --------------------------------------------------------------------------------
+    def tasks(self, device_filters=()) -> list[str]:
+        """Every task of the cluster (the local one first) matching `device_filters`."""
+        out = [self.local_task]
+        for job in self.cluster.jobs:
+            for t in self.cluster.task_indices(job):
+                name = f"/job:{job}/replica:0/task:{t}"
+                if name != self.local_task and _matches(name, device_filters):
+                    out.append(name)
+        return out
+
+    def address(self, task: str) -> str:
+        spec = DeviceSpec.from_string(task)
+        return self.cluster.task_address(spec.job, spec.task)
+
+    def is_local(self, device: str) -> bool:
+        return device.startswith(self.local_task + "/") or device == self.local_task
+
+    def worker_for(self, device: str):
+        """The worker that runs `device` (the local worker for this task's devices)."""
+        if self.is_local(device):
+            return self.local_worker
+        return self.remote(task_of(device))
+
+    def remote(self, task: str):
+        from tensorweave.distributed.grpc_worker import GrpcWorker
+
+        with self._lock:
+            w = self._remote.get(task)
+            if w is None:
+                w = self._remote[task] = GrpcWorker(self.address(task))
+            return w
+
+    # -- discovery ----------------------------------------------------------------------------
+    def discover(self, deadline_s: float, device_filters=()) -> list[dict]:
+        """The devices of every task (local first), asking all remote tasks at once.
+
+        Raises: UnavailableError naming every task that did not answer within `deadline_s`.
+        """
+        tasks = self.tasks(device_filters)
+        futures = {t: self._pool.submit(self._status, t, deadline_s) for t in tasks[1:]}
+        devices = list(self.local_worker.get_status())
+        missing = []
+        for task, fut in futures.items():
+            try:
+                devices += fut.result(timeout=deadline_s + 1.0)
+            except Exception as e:  # noqa: BLE001 -- every failure is reported together
+                missing.append(f"{task} at {self.address(task)} ({_short(e)})")
+        if missing:
+            raise errors.UnavailableError(
+                None, None, f"Could not reach {len(missing)} task(s) of the cluster within "
+                            f"{deadline_s:g} s: " + "; ".join(missing))
+        return devices
+
+    def _status(self, task: str, deadline_s: float) -> list[dict]:
+        """GetStatus of `task`, retried until it answers or `deadline_s` passes."""
+        end = time.monotonic() + deadline_s
+        while True:
+            try:
+                devs = self.remote(task).get_status(timeout=max(0.05, end - time.monotonic()))
+                break
+            except errors.UnavailableError:
+                if time.monotonic() + 0.1 >= end:
+                    raise
+                time.sleep(0.1)
+        with self._lock:
+            self._incarnations[task] = devs[0]["incarnation"] if devs else 0
+        return devs
+
+    def incarnation(self, task: str, deadline_s: float | None = None) -> int:
+        """`task`'s incarnation: as last seen, or asked now when `deadline_s` is given.
+
+        Raises: UnavailableError when it does not answer within `deadline_s`.
+        """
+        if deadline_s is not None:
+            self._status(task, deadline_s)
+        return self._incarnations.get(task, 0)
+
+    # -- steps --------------------------------------------------------------------------------
+    def cleanup_step(self, step_id: int, tasks, wait: bool = False) -> None:
+        """Drops the step's rendezvous here and on `tasks` (aborting waiting receivers)."""
+        self.steps.cleanup(step_id)
+        futures = [self._pool.submit(_quietly, self.remote(t).cleanup_graph, step_id)
+                   for t in tasks if t != self.local_task]
+        if wait:
+            for f in futures:
+                f.result()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False)
+        if self.fetch_pool is not None:
+            self.fetch_pool.shutdown(wait=False)
+
+
+class RemoteRendezvous(Rendezvous):
+    """One step's rendezvous on one task; receives from other tasks are pulled over RPC."""
+
+    def __init__(self, step_id: int, is_local, worker_for, pool: ThreadPoolExecutor):
+        super().__init__()
+        self.step_id = step_id
+        self._is_local = is_local
+        self._worker_for = worker_for
+        self._pool = pool
+        self._fetching: set[str] = set()
+
+    def _remote_src(self, key: str) -> str | None:
+        src = key.split(";", 1)[0]
+        return None if self._is_local(src) else src
+
+    def _claim(self, key: str) -> bool:
+        with self._cond:
+            if key in self._fetching:
+                return False
+            self._fetching.add(key)
+            return True
+
+    def recv(self, key: str, deadline: float | None = None):
+        src = self._remote_src(key)
+        if src is None or not self._claim(key):
+            return super().recv(key, deadline)
+        if self.error is not None:
+            raise self.error
+        return self._fetch(src, key, deadline)
+
+    def wait_any(self, keys: list[str], deadline: float | None = None) -> int:
+        for key in keys:
+            src = self._remote_src(key)
+            if src is not None and self._claim(key):
+                self._pool.submit(self._prefetch, src, key, deadline)
+        return super().wait_any(keys, deadline)
+
+    def _fetch(self, src: str, key: str, deadline: float | None):
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            return self._worker_for(src).recv_tensor(self.step_id, key, timeout)
+        except errors.OpError as e:
+            self.abort(e)
+            raise
+
+    def _prefetch(self, src: str, key: str, deadline: float | None) -> None:
+        try:
+            value, dead = self._fetch(src, key, deadline)
+        except errors.OpError:
+            return
+        except Exception as e:  # noqa: BLE001 -- a receiver must never wait for a lost thread
+            self.abort(errors.InternalError(None, None, f"Receiving {key}: {e}"))
+            return
+        self.send(key, value, dead)
+
+
+class StepTable:
+    """One rendezvous per step id on a task, created on first use by a run or a receiver.
+
+    A step cleaned up stays remembered (the last `_CLEANED_MEMORY`), so a receive that comes
+    late gets the step's abort at once instead of waiting on a fresh, empty rendezvous.
+    """
+
+    def __init__(self, factory=None):
+        self._factory = factory or (lambda step_id: Rendezvous())
+        self._steps: dict[int, Rendezvous] = {}
+        self._cleaned: OrderedDict[int, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def find(self, step_id: int) -> Rendezvous:
+        with self._lock:
+            r = self._steps.get(step_id)
+            if r is None:
+                r = self._steps[step_id] = self._factory(step_id)
+                if step_id in self._cleaned:
+                    r.abort(_cleaned_error(step_id))
+            return r
+
+    def cleanup(self, step_id: int) -> None:
+        with self._lock:
+            r = self._steps.pop(step_id, None)
+            self._cleaned[step_id] = None
+            while len(self._cleaned) > _CLEANED_MEMORY:
+                self._cleaned.popitem(last=False)
+        if r is not None:
+            r.abort(_cleaned_error(step_id))
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+
+def make_step_table(cluster: ClusterSpec, job: str, task: int, local_worker) -> tuple:
+    """(StepTable whose rendezvous pull from other tasks, ClusterWorkers using it)."""
+    pool = ThreadPoolExecutor(max_workers=_FETCH_THREADS, thread_name_prefix="tw-recv")
+    holder: list[ClusterWorkers] = []
+
+    def factory(step_id: int) -> Rendezvous:
+        workers = holder[0]
+        return RemoteRendezvous(step_id, workers.is_local, workers.worker_for, pool)
+
+    steps = StepTable(factory)
+    holder.append(ClusterWorkers(cluster, job, task, local_worker, steps, pool))
+    return steps, holder[0]
+
+
+def _cleaned_error(step_id: int) -> errors.OpError:
+    return errors.AbortedError(None, None, f"Step {step_id} was cleaned up (it ended or failed)")
+
+
+def _matches(task: str, device_filters) -> bool:
+    if not device_filters:
+        return True
+    spec = DeviceSpec.from_string(task)
+    return any(DeviceSpec.from_string(f).matches(spec) for f in device_filters)
+
+
+def _quietly(fn, *args) -> None:
+    try:
+        fn(*args)
+    except errors.OpError:
+        pass  # NOTE: cleanup of a step on a task that is gone: nothing left to clean
+
+
+def _short(e: BaseException) -> str:
+    msg = getattr(e, "message", None) or str(e)
+    return msg.splitlines()[0][:200] if msg else type(e).__name__
+
+
+__all__ = ["ClusterWorkers", "RemoteRendezvous", "StepTable", "make_step_table", "task_of"]
