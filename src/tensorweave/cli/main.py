@@ -2,6 +2,8 @@
 
     tensorweave explain GRAPH.pb --fetch probs:0 --feed x:0 [--devices 2] [--dot F] [--svg F]
     tensorweave inspect CKPT [--tensor NAME]
+    tensorweave server [--cluster JSON --job NAME --task I]
+    tensorweave cluster --ps N --workers M
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def _explain(args) -> int:
 
 def _load_commands() -> None:
     """Subcommands that live in their own modules register themselves on import."""
-    from tensorweave.cli import inspect, server  # noqa: F401
+    from tensorweave.cli import cluster, inspect, server  # noqa: F401
 
 
 def main(argv=None) -> int:

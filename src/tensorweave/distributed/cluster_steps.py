@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 
 from tensorweave import errors
+from tensorweave.distributed.remote import naming_task
 from tensorweave.distributed.rpc import CONNECT_DEADLINE_S
 from tensorweave.runtime.step import StepContext
 
@@ -44,6 +45,8 @@ def reset_tasks(cluster, containers) -> None:
 def run_cluster_step(master, sess, c, feed_values, options: dict, timeout):
     """Runs callable `c` of `sess` once over the cluster; returns (fetches, metadata)."""
     cluster = master._cluster
+    c.stale.update(p.task for p in c.partitions
+                   if p.task is not None and p.incarnation != cluster.incarnation(p.task))
     if c.stale:
         _refresh(master, sess, c, timeout)
     step_id = random.getrandbits(62) + 1
@@ -76,7 +79,7 @@ def _run_one(cluster, p, step_id, args, opts, ctx, tasks):
     try:
         return p.worker.run_graph(p.handle, step_id, args, opts, ctx)
     except errors.OpError as e:
-        err = _naming_task(e, p.task)
+        err = naming_task(e, p.task)
         if ctx.rendezvous.error is None:
             ctx.rendezvous.abort(err)
             cluster.cleanup_step(step_id, tasks)
@@ -89,13 +92,6 @@ def _root_cause(errs: list[errors.OpError]) -> errors.OpError:
         if not isinstance(e, _SECONDARY):
             return e
     return errs[0]
-
-
-def _naming_task(e: errors.OpError, task: str | None) -> errors.OpError:
-    """`e`, its message naming the remote task it came from when it does not yet."""
-    if task is None or task in e.message:
-        return e
-    return type(e)(e.node_def, e.op, f"{e.message} (task {task})")
 
 
 def _refresh(master, sess, c, timeout) -> None:

@@ -113,9 +113,9 @@ class ClusterWorkers:
             try:
                 devs = self.remote(task).get_status(timeout=max(0.05, end - time.monotonic()))
                 break
-            except errors.UnavailableError:
+            except errors.UnavailableError as e:
                 if time.monotonic() + 0.1 >= end:
-                    raise
+                    raise naming_task(e, task) from None
                 time.sleep(0.1)
         with self._lock:
             self._incarnations[task] = devs[0]["incarnation"] if devs else 0
@@ -188,8 +188,9 @@ class RemoteRendezvous(Rendezvous):
         try:
             return self._worker_for(src).recv_tensor(self.step_id, key, timeout)
         except errors.OpError as e:
-            self.abort(e)
-            raise
+            err = naming_task(e, task_of(src))
+            self.abort(err)
+            raise err from None
 
     def _prefetch(self, src: str, key: str, deadline: float | None) -> None:
         try:
@@ -251,6 +252,33 @@ def make_step_table(cluster: ClusterSpec, job: str, task: int, local_worker) -> 
     return steps, holder[0]
 
 
+def register_remote(cluster: ClusterWorkers, task: str, g, device: str, options: dict,
+                    patience_s: float = 2.0) -> tuple[int, str]:
+    """Registers partition `g` on remote `task`; returns (the task's incarnation, handle).
+
+    Retried while the task is unreachable for `patience_s` (a task that just restarted is
+    reached after gRPC's reconnect backoff). Raises: the task's error, naming the task.
+    """
+    end = time.monotonic() + patience_s
+    while True:
+        try:
+            incarnation = cluster.incarnation(task, patience_s)
+            return incarnation, cluster.remote(task).register_graph(g, device, options)
+        except errors.UnavailableError as e:
+            if time.monotonic() >= end:
+                raise naming_task(e, task) from None
+            time.sleep(0.1)
+        except errors.OpError as e:
+            raise naming_task(e, task) from None
+
+
+def naming_task(e: errors.OpError, task: str | None) -> errors.OpError:
+    """`e`, its message naming the remote task it came from when it does not yet."""
+    if task is None or task in e.message:
+        return e
+    return type(e)(e.node_def, e.op, f"{e.message} (task {task})")
+
+
 def _cleaned_error(step_id: int) -> errors.OpError:
     return errors.AbortedError(None, None, f"Step {step_id} was cleaned up (it ended or failed)")
 
@@ -274,4 +302,5 @@ def _short(e: BaseException) -> str:
     return msg.splitlines()[0][:200] if msg else type(e).__name__
 
 
-__all__ = ["ClusterWorkers", "RemoteRendezvous", "StepTable", "make_step_table", "task_of"]
+__all__ = ["ClusterWorkers", "RemoteRendezvous", "StepTable", "make_step_table", "naming_task",
+           "register_remote", "task_of"]

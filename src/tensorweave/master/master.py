@@ -242,12 +242,14 @@ class LocalMaster(MasterInterface):
         """Registers partition `g` of `dev` on the worker that runs `dev`."""
         worker, task, incarnation = sess.worker, None, 0
         if self._cluster is not None and not self._cluster.is_local(dev):
-            from tensorweave.distributed.remote import task_of
+            from tensorweave.distributed.remote import register_remote, task_of
 
             task = task_of(dev)
             worker = self._cluster.remote(task)
-            incarnation = self._cluster.incarnation(task)
-        handle = worker.register_graph(g, dev, {"dataflow": dataflow})
+            incarnation, handle = register_remote(self._cluster, task, g, dev,
+                                                  {"dataflow": dataflow})
+        else:
+            handle = worker.register_graph(g, dev, {"dataflow": dataflow})
         return _Partition(worker, handle, dev, g, task, incarnation)
 
     @staticmethod

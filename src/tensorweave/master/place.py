@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-from tensorweave import errors, ir
+from tensorweave import dtypes, errors, ir
 from tensorweave.ops.registry import OPS
 from tensorweave.runtime.device import DeviceSpec
 from tensorweave.runtime.kernels.registry import has_kernel
@@ -119,16 +119,24 @@ def _groups(nodes, order) -> _UnionFind:
 
 
 def _ref_sources(nodes, n: ir.NodeDef) -> list[str]:
-    """Producers whose ref output this node takes as a ref input (Assign ← VariableV2)."""
+    """Producers whose ref or resource output this node takes (Assign ← VariableV2,
+    QueueDequeueV2 ← FIFOQueueV2): TF colocates both ends of such an edge, since a handle
+    is meaningless on another device."""
     op_def = OPS.get(n.op)
-    if op_def is None or not any(s.is_ref for s in op_def.inputs):
+    if op_def is None or not any(_is_handle(s) for s in op_def.inputs):
         return []
     out = []
     for spec, inp in zip(op_def.inputs, n.data_inputs()):
+        if spec.is_list:
+            break  # NOTE: positions after a list input depend on its length
         src = ir.parse_input(inp)[0]
-        if spec.is_ref and src in nodes:
+        if _is_handle(spec) and src in nodes:
             out.append(src)
     return out
+
+
+def _is_handle(spec) -> bool:
+    return spec.is_ref or spec.dtype == dtypes.resource
 
 
 def _place_group(nodes, members, devices, specs, placement, allow_soft, chosen) -> None:

@@ -59,6 +59,7 @@ class LocalWorker(WorkerInterface):
         # (whose graphs and variables are gone) from the one it registered graphs on.
         incarnation = random.getrandbits(62) + 1
         self.devices = {d.name: d for d in (Device(n, incarnation) for n in device_names)}
+        self._prefix = f"{incarnation:x}"  # handles of another incarnation never match
         self._graphs: dict[str, Executor] = {}
         self._inter_op_threads = inter_op_threads
         self._pools: dict[str, object] = {}
@@ -83,7 +84,7 @@ class LocalWorker(WorkerInterface):
                     bool((options or {}).get("dataflow")))
         executor = Executor(plan, self._pool(dev.name))
         with self._lock:
-            handle = f"g{next(self._ids)}"
+            handle = f"g{self._prefix}-{next(self._ids)}"
             self._graphs[handle] = executor
         return handle
 

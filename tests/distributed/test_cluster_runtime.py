@@ -1,0 +1,153 @@
+"""Sessions over a cluster of real server processes: placement over tasks, tensors between
+tasks, shared variables, and faults that end in errors within a deadline."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+from tensorweave.distributed.local_cluster import LocalCluster
+
+pytestmark = pytest.mark.multiprocess
+
+PS0, W0, W1 = "/job:ps/task:0", "/job:worker/task:0", "/job:worker/task:1"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(ps=1, workers=2) as c:
+        yield c
+
+
+def test_session_sees_every_task_and_runs_across_them(cluster):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(PS0):
+            v = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="cross_v")
+        x = tf.placeholder(tf.float32, [2, 3])
+        with tf.device(W1):
+            y = tf.reduce_sum(v * x, name="on_w1")
+        out = y + 1.0
+        with tf.Session(cluster.target("worker", 0)) as sess:
+            names = [d.name for d in sess.list_devices()]
+            assert names[0] == "/job:worker/replica:0/task:0/device:CPU:0"
+            assert {"/job:ps/replica:0/task:0/device:CPU:0",
+                    "/job:worker/replica:0/task:1/device:CPU:0"} <= set(names)
+            sess.run(v.initializer)
+            meta = tf.RunMetadata()
+            got = sess.run(out, {x: np.ones((2, 3), np.float32)},
+                           options=tf.RunOptions(output_partition_graphs=True),
+                           run_metadata=meta)
+            assert got == pytest.approx(16.0)
+            devices = {n.device for pg in meta.partition_graphs for n in pg.node}
+            assert {"/job:ps/replica:0/task:0/device:CPU:0",
+                    "/job:worker/replica:0/task:1/device:CPU:0",
+                    "/job:worker/replica:0/task:0/device:CPU:0"} <= devices
+
+
+def test_ps_variables_are_shared_by_every_workers_sessions(cluster):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(PS0):
+            v = tf.Variable(tf.zeros([3]), name="shared_v")
+        bump = v.assign_add(tf.ones([3]))
+        with tf.Session(cluster.target("worker", 0)) as a:
+            a.run(v.initializer)
+            a.run(bump)
+        with tf.Session(cluster.target("worker", 1)) as b:
+            b.run(bump)
+            np.testing.assert_array_equal(b.run(v), [2, 2, 2])
+
+
+def test_large_tensor_between_tasks(cluster):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(PS0):
+            big = tf.Variable(tf.random_uniform([4 * 1024 * 1024], seed=1), name="big_v")
+        with tf.device(W1):
+            s = tf.reduce_sum(big * 2.0)
+        with tf.Session(cluster.target("worker", 0)) as sess:
+            sess.run(big.initializer)
+            want = float(sess.run(big).astype(np.float64).sum() * 2)
+            assert float(sess.run(s)) == pytest.approx(want, rel=1e-4)
+
+
+def test_a_remote_op_error_keeps_its_class_and_node(cluster):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [])
+        with tf.device(W1):
+            checked = tf.check_numerics(x * 1.0, "bad value", name="numerics_w1")
+        with tf.Session(cluster.target("worker", 0)) as sess:
+            assert sess.run(checked, {x: 2.0}) == 2.0
+            with pytest.raises(tf.errors.InvalidArgumentError, match="bad value") as e:
+                sess.run(checked, {x: np.inf})
+            assert "numerics_w1" in str(e.value)
+            assert sess.run(checked, {x: 3.0}) == 3.0  # the cluster still serves
+
+
+def test_loops_and_conds_split_over_tasks(cluster):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(PS0):
+            w = tf.Variable(2.0, name="loop_w")
+        x = tf.placeholder(tf.float32, [])
+        with tf.device(W1):
+            r = tf.while_loop(lambda i, a: i < 5, lambda i, a: (i + 1, a * w), [0, x])[1]
+        c = tf.cond(x > 0, lambda: r + 1.0, lambda: r - 1.0)
+        with tf.Session(cluster.target("worker", 0)) as sess:
+            sess.run(w.initializer)
+            assert sess.run(c, {x: 1.0}) == pytest.approx(33.0)
+            assert sess.run(c, {x: -1.0}) == pytest.approx(-33.0)
+
+
+def _start_threads():
+    return {t.ident for t in threading.enumerate()}
+
+
+@pytest.mark.slow
+def test_killed_ps_mid_step_fails_the_step_and_a_restart_is_picked_up():
+    with LocalCluster(ps=1, workers=1) as c:
+        g = tf.Graph()
+        with g.as_default():
+            with tf.device(PS0):
+                q = tf.FIFOQueue(4, tf.float32, shapes=[[]], shared_name="fault_q")
+                v = tf.Variable(5.0, name="fault_v")
+            got = q.dequeue() + 1.0
+            with tf.Session(c.target("worker", 0)) as sess:
+                sess.run(v.initializer)
+                killer = threading.Timer(0.5, c.kill, ("ps", 0))
+                killer.start()
+                t = time.monotonic()
+                with pytest.raises((tf.errors.UnavailableError, tf.errors.AbortedError),
+                                   match="ps") as e:
+                    sess.run(got)  # blocks on the empty queue until the ps dies
+                killer.join()
+                assert time.monotonic() - t < 10, "the step must fail soon after the kill"
+                assert "/job:ps/replica:0/task:0" in str(e.value)
+                with pytest.raises(tf.errors.UnavailableError, match="ps"):
+                    sess.run(v)  # the ps is still down
+                c.restart("ps", 0)
+                # A new incarnation: the graphs are registered again; its variables are new.
+                with pytest.raises(tf.errors.FailedPreconditionError, match="fault_v"):
+                    sess.run(v)
+                sess.run(v.initializer)
+                assert sess.run(v) == 5.0
+
+
+def test_session_creation_names_a_task_that_is_down():
+    with LocalCluster(ps=1, workers=1) as c:
+        c.kill("ps", 0)
+        t = time.monotonic()
+        with pytest.raises(tf.errors.UnavailableError, match="/job:ps/replica:0/task:0"):
+            tf.Session(c.target("worker", 0),
+                       config=tf.ConfigProto(operation_timeout_in_ms=1500))
+        assert time.monotonic() - t < 5
+        # device_filters leave the ps out: the worker alone serves.
+        only_me = tf.ConfigProto(device_filters=["/job:worker/task:0"])
+        with tf.Graph().as_default(), tf.Session(c.target("worker", 0), config=only_me) as s:
+            assert s.run(tf.constant(3.0) * 2.0) == 6.0
