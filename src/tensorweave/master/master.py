@@ -102,6 +102,7 @@ class _MasterSession:
     pool: ThreadPoolExecutor | None = None
     passes: tuple = (set(), None)   # (disabled pass names, explicit pass list or None)
     device_attrs: list[dict] = field(default_factory=list)
+    library: dict = field(default_factory=dict)  # function name -> FunctionDef
 
     def run_pool(self) -> ThreadPoolExecutor:
         if self.pool is None:
@@ -219,13 +220,13 @@ class LocalMaster(MasterInterface):
             for n in pruned.graph.nodes:
                 if n.op not in ("_Arg", "_Retval"):
                     sess.placement.device_of(n.name)  # raises a recorded placement error
-            placed = ir.GraphDef(nodes=pruned.graph.nodes, library=pruned.graph.library,
+            placed = ir.GraphDef(nodes=pruned.graph.nodes, library=list(sess.library.values()),
                                  shapes=sess.shapes)
             graphs = {client: self._optimize(sess, placed, set(targets))}
         else:
             placed = ir.GraphDef(nodes=[_placed(n, client, sess.placement)
                                         for n in pruned.graph.nodes],
-                                 library=pruned.graph.library, shapes=sess.shapes)
+                                 library=list(sess.library.values()), shapes=sess.shapes)
             optimized = self._optimize(sess, placed, set(targets))
             graphs = partition(optimized, {n.name: n.device for n in optimized.nodes})
         dataflow = len(graphs) > 1 and any(n.op in CONTROL_FLOW_OPS for g in graphs.values()
@@ -334,6 +335,8 @@ def _placed(n: ir.NodeDef, client: str, placement: Placement) -> ir.NodeDef:
 
 def _add_nodes(sess: _MasterSession, graph_def: ir.GraphDef) -> None:
     sess.shapes.update(graph_def.shapes)
+    # NOTE: partitions carry the functions (tf.data, defuns) so a remote task can run them.
+    sess.library.update((f.name, f) for f in graph_def.library or ())
     for n in graph_def.nodes:
         if n.name not in sess.nodes:
             sess.order.append(n.name)

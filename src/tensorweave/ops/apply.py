@@ -92,11 +92,23 @@ def add_op(graph, op_def: OpDef, name, inputs, attrs, out_dtypes) -> Operation:
     op = Operation(graph, op_def, op_name, op_def.name, inputs, attrs, out_dtypes, user_site())
     for t, s in zip(op._outputs, shapes):
         t._shape = s
-    graph.scopes.apply(op, {t.op for t in inputs})
+    _apply_scopes(graph, op_def, op, inputs)
     graph._add_op(op)
     if cf is not None:
         cf.add_op(op)
     return op
+
+
+def _apply_scopes(graph, op_def: OpDef, op: Operation, inputs) -> None:
+    """Control dependencies, device and colocation from the scopes; as TF's op_def_library,
+    an op taking a ref input (Assign, ApplyAdam) is colocated with the ref's producer, so
+    it lands on the variable's device whatever device function is active."""
+    refs = [t.op for t in inputs if t.dtype.is_ref_dtype] if op_def.has_ref_inputs else ()
+    if not refs:
+        graph.scopes.apply(op, {t.op for t in inputs})
+        return
+    with graph.scopes.colocate_with(refs[0]):
+        graph.scopes.apply(op, {t.op for t in inputs})
 
 
 def _bind_inputs(op_def: OpDef, args, kwargs) -> list:

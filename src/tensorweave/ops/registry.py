@@ -94,6 +94,10 @@ class OpDef:
     defined_at: str = ""
     extra: dict = field(default_factory=dict)
 
+    @property
+    def has_ref_inputs(self) -> bool:
+        return any(a.is_ref for a in self.inputs)
+
 
 class OpRegistry:
     """One table of OpDefs, keyed by op type name."""
