@@ -13,6 +13,11 @@ The backward walk:
   5. The result for each x is its summed gradient, or None (zeros with
      `UnconnectedGradients.ZERO`) when no path joins it to the ys.
 
+While loops (`tf.while_loop`) between xs and ys get a gradient loop each
+(`control_flow_state.py`): the walk builds the gradients of a loop's ops inside that loop's
+gradient context, visits a loop Switch twice (from its Exit, then from the loop body), and
+waits until all Exits of a loop are ready before entering it.
+
 All ops are built under the name scope `gradients` (made unique: `gradients_1`, ...), so they
 are named `gradients/<op>_grad/...`. The second half of this module holds the small builders
 the gradient functions share (static shapes, broadcasting reductions, zeros).
@@ -26,6 +31,7 @@ import enum
 import numpy as np
 
 from tensorweave import dtypes
+from tensorweave.autodiff.control_flow_state import maybe_create_control_flow_state
 from tensorweave.autodiff.registry import get_gradient_function
 from tensorweave.framework.indexed_slices import (
     IndexedSlices,
@@ -34,13 +40,12 @@ from tensorweave.framework.indexed_slices import (
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.scopes import name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops import control_flow_util as util
 from tensorweave.ops.apply import apply_op
 from tensorweave.ops.constant_op import constant
 
 _TRAINABLE = frozenset([dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
                         dtypes.complex64, dtypes.complex128, dtypes.resource, dtypes.variant])
-_WHILE_LOOP_OPS = frozenset(["Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
-                             "RefNextIteration", "LoopCond"])
 
 
 class UnconnectedGradients(enum.Enum):
@@ -91,7 +96,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
       A list with one entry per x: a Tensor, an IndexedSlices, or None.
     Raises:
       LookupError: an op on a path has no registered gradient function (names op and type).
-      NotImplementedError: a `tf.while_loop` lies on a path from xs to ys.
+      TypeError: second-order gradients through a while loop.
+      ValueError: the gradient is taken inside a while loop body with respect to a value that
+        comes from a loop variable's initial value (through the loop's Switch).
       TypeError, ValueError: bad grad_ys, a gradient of the wrong count or shape, an unknown
         aggregation method or unconnected_gradients value.
     """
@@ -124,7 +131,8 @@ class _Backprop:
         self._grads: dict[Operation, list] = {}
         reached = _reached_ops([x.op for x in xs])
         self._between = _between_ops([y.op for y in ys], reached)
-        _check_no_while_loop(self._between)
+        self._loop_state = maybe_create_control_flow_state(
+            self._between, set(self._between), colocate)
         self._pending = _pending_counts(self._between)
         self._reachable_to = {y.op for y in ys if y.op in reached}
         self._stop_ops = self._find_stop_ops([x.op for x in xs], stop_ops)
@@ -145,18 +153,72 @@ class _Backprop:
             if self._pending[op] == 0 and op not in seen and op in self._reachable_to:
                 seen.add(op)
                 queue.append(op)
+        loops = self._loop_state
+        if loops is not None:
+            for y in loops.process_unused_loop_exits(self._pending, seen):
+                if is_trainable(y):
+                    self._set_grad(y, loops.zeros_like_for_exit(y))
+                    queue.append(y.op)
         while queue:
             op = queue.popleft()
             self._visit(op)
-            for t in op.inputs:
-                self._pending[t.op] -= 1
-                if self._pending[t.op] == 0:
-                    queue.append(t.op)
+            self._update_pending(op, queue)
+        if loops is not None:
+            loops.post_processing()
+
+    def _update_pending(self, op: Operation, queue) -> None:
+        """Counts `op`'s gradients as sent to its inputs' ops; queues the ops now ready (a loop
+        Switch as soon as one consumer is done: it is visited once per side)."""
+        loops = self._loop_state
+        for t in op.inputs:
+            x = t.op
+            self._pending[x] -= 1
+            ready = self._pending[x] == 0
+            if loops is not None and not ready:
+                ready = self._pending[x] > 0 and util.is_loop_switch(x)
+            if not ready:
+                continue
+            if loops is not None and util.is_loop_exit(x):
+                self._defer_exit(t, queue)
+            else:
+                queue.append(x)
+
+    def _defer_exit(self, t: Tensor, queue) -> None:
+        """A loop's Exits are entered together, once all are ready: the Exits without
+        gradient then get zeros (a loop variable can feed others) if any Exit has one."""
+        loops = self._loop_state
+        state = loops.get_grad_state(t.op, before=False)
+        state.deferred_exits.append(t)
+        state.pending_exits_count -= 1
+        if state.pending_exits_count:
+            return
+        used = False
+        for y in state.deferred_exits:
+            if self._has_any_grad(y.op):
+                used = True
+                queue.append(y.op)
+            else:
+                state.unused_exits.append(y)
+        for y in state.unused_exits:
+            if used and is_trainable(y):
+                self._set_grad(y, loops.zeros_like_for_exit(y))
+            queue.append(y.op)
+
+    def _has_any_grad(self, op: Operation) -> bool:
+        for g in self._grads.get(op, ()):
+            if isinstance(g, (Tensor, IndexedSlices)):
+                return True
+            if isinstance(g, list) and any(x is not None for x in g):
+                return True
+        return False
 
     def _visit(self, op: Operation) -> None:
+        loops = self._loop_state
         with _maybe_colocate(op, self._colocate):
-            out_grads = self._aggregate(op)
-            in_grads = self._input_grads(op, out_grads)
+            with _grad_while_context(loops, op, before=True):
+                out_grads = self._aggregate(op)
+            with _grad_while_context(loops, op, before=False):
+                in_grads = self._input_grads(op, out_grads)
         for i, (t_in, g) in enumerate(zip(op.inputs, in_grads)):
             if g is None:
                 continue
@@ -171,9 +233,10 @@ class _Backprop:
             grad_fn = get_gradient_function(op)  # LookupError names the op and its type
         if grad_fn is None:
             return [None] * len(op.inputs)
+        _check_not_through_loop_switch(op, self._xs)
         for i, g in enumerate(out_grads):
             if g is None and is_trainable(op.outputs[i]):
-                out_grads[i] = _zeros_for_output(op, i)
+                out_grads[i] = self._zeros(op, i)
         with name_scope(op.name + "_grad"):
             in_grads = _as_list(grad_fn(op, *out_grads))
             if len(in_grads) != len(op.inputs):
@@ -183,17 +246,28 @@ class _Backprop:
                 in_grads = _gate(self._graph, in_grads)
         return in_grads
 
+    def _zeros(self, op: Operation, i: int):
+        if self._loop_state is not None:
+            return self._loop_state.zeros_like_v1_while_loop(op, i)
+        return zeros_for_output(op, i)
+
     # -- gradient lists -------------------------------------------------------------------
     def _set_grad(self, t: Tensor, grad) -> None:
         op_grads = self._grads.get(t.op)
         if op_grads is None:
             op_grads = self._grads[t.op] = [[] for _ in t.op.outputs]
-        op_grads[t.value_index].append(grad)
+        if isinstance(op_grads[t.value_index], list):
+            op_grads[t.value_index].append(grad)
+        else:       # a loop Switch's output, summed when the Switch was first visited
+            op_grads[t.value_index] = grad
 
     def _aggregate(self, op: Operation) -> list:
-        """Sums each output's gradient list in place; returns one gradient (or None) each."""
+        """Sums each output's gradient list in place; returns one gradient (or None) each.
+        (A loop Switch's outputs summed on its first visit stay as they are.)"""
         op_grads = self._grads.setdefault(op, [[] for _ in op.outputs])
         for i, grads in enumerate(op_grads):
+            if not isinstance(grads, list):
+                continue
             grads = [g for g in grads if g is not None]
             for g in grads:
                 if not isinstance(g, (Tensor, IndexedSlices)):
@@ -268,13 +342,44 @@ def _pending_counts(between: list) -> collections.defaultdict:
     return pending
 
 
-def _check_no_while_loop(between: list) -> None:
-    for op in between:
-        if op.type in _WHILE_LOOP_OPS:
-            raise NotImplementedError(
-                f"Gradients through tf.while_loop are not supported: op '{op.name}' (op type: "
-                f"{op.type}) of a while loop lies on a path from xs to ys. Compute the loop's "
-                "gradient by hand, or unroll the loop in Python.")
+def _grad_while_context(loops, op: Operation, before: bool):
+    """The gradient loop context of `op`'s loop, entered for the block (when there is one)."""
+    import contextlib
+
+    if loops is None:
+        return contextlib.nullcontext()
+    state = loops.get_grad_state(op, before)
+    return util.entered(state.grad_context if state is not None else None)
+
+
+def _check_not_through_loop_switch(op: Operation, xs: list) -> None:
+    """Inside a loop body, gradients may not flow back through the loop's own Switch (to a
+    loop variable's initial value), as in TF."""
+    ctxt = util.get_context(op)
+    if not util.is_switch(op) or ctxt is None or ctxt.get_while_context() is not ctxt:
+        return
+    if ctxt is not op.graph._control_flow_context:
+        return
+    raise ValueError(
+        f"Cannot compute gradient inside while loop with respect to op "
+        f"'{_nearest_from_op(op, xs).name}'. We "
+        "do not support taking the gradient wrt or through the initial value of a loop "
+        "variable. Gradients can be computed through loop invariants or wrt the input "
+        "parameters to the loop body.")
+
+
+def _nearest_from_op(op: Operation, xs: list) -> Operation:
+    """The op of an x nearest upstream of `op` (breadth first), for error messages."""
+    targets = {x.op for x in xs}
+    queue, seen = collections.deque([op]), set()
+    while queue:
+        cur = queue.popleft()
+        if cur in targets:
+            return cur
+        if cur not in seen:
+            seen.add(cur)
+            queue.extend(t.op for t in cur.inputs)
+    return xs[0].op
 
 
 # -- pieces of the walk ------------------------------------------------------------------------
@@ -314,12 +419,10 @@ def _checked_grad_y(y: Tensor, g, i: int):
     return apply_op("Identity", g, name=f"grad_ys_{i}")
 
 
-def _zeros_for_output(op: Operation, i: int) -> Tensor:
+def zeros_for_output(op: Operation, i: int) -> Tensor:
     """Zeros for an output that got no gradient. For a Switch inside a cond branch the zeros
     live only when the *other* branch runs (a Switch on the predicate feeds them), so the
     Merge that the Switch's gradient builds sees exactly one live input."""
-    from tensorweave.ops import control_flow_util as util
-
     ctxt = util.get_context(op)
     if util.is_switch(op) and getattr(ctxt, "pred", None) is not None:
         from tensorweave.ops.control_flow_context import switch_ref_or_tensor

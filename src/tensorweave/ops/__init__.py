@@ -34,6 +34,7 @@ from tensorweave.ops import (  # noqa: F401
     script_ops,
     sendrecv_ops,
     slicing_ops,
+    stack_ops,
     state_ops,
     tensor_array_ops,
     training_ops,

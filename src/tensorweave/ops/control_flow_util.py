@@ -147,6 +147,23 @@ def is_switch(op) -> bool:
     return op.type in ("Switch", "RefSwitch")
 
 
+def is_loop_switch(op) -> bool:
+    """A Switch of a while loop's variable (built by the loop itself, not by a cond)."""
+    if not is_switch(op):
+        return False
+    ctxt = get_context(op)
+    return ctxt is not None and ctxt.get_while_context() is ctxt
+
+
+def get_loop_constant_enter(value):
+    """The constant Enter that `value` passes through unchanged (through Switch and
+    Identity ops), or None."""
+    op = value.op
+    while op.type in ("Switch", "RefSwitch", "Identity", "RefIdentity"):
+        op = op.inputs[0].op
+    return op if is_loop_constant_enter(op) else None
+
+
 def get_output_context(op):
     """The context `op`'s outputs live in (an Exit's outputs live in the parent's)."""
     ctxt = get_context(op)
@@ -169,8 +186,10 @@ def op_in_context(op, ctxt) -> bool:
 
 
 def get_while_context(op):
-    ctxt = get_context(op)
-    return ctxt.get_while_context() if ctxt is not None else None
+    """The innermost while loop context around `op` (None: none, or a function's capture
+    context)."""
+    get_while = getattr(get_context(op), "get_while_context", None)
+    return get_while() if get_while is not None else None
 
 
 # -- graph edits ----------------------------------------------------------------------------
@@ -235,3 +254,16 @@ def op_scope(graph, op_name: str | None):
         return
     with graph.scopes.name_scope(op_name + "/"):
         yield
+
+
+@contextlib.contextmanager
+def entered(ctxt):
+    """Makes `ctxt` the graph's current context inside the block (nothing when None)."""
+    if ctxt is None:
+        yield
+        return
+    ctxt.enter()
+    try:
+        yield
+    finally:
+        ctxt.exit()

@@ -11,6 +11,11 @@ A loop over variables v is the graph
 in its own frame (`frame_name` = the context name, e.g. "while/while_context"). Tensors from
 outside used by cond or body enter through constant Enters (`while/Less/Enter`); ops without
 inputs get a control input from the loop pivot so that they run once per iteration.
+
+`gradients()` adds to a loop it differentiates (TF1's WhileContext grad helpers): an
+iteration counter in the forward loop, and a gradient loop (a `WhileContext` with
+`grad_state`) driven by a counter running it as many times; inside a gradient loop,
+`add_value` replaces forward values by their saved copies (`autodiff/control_flow_state.py`).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from tensorweave.ops.control_flow_ops import (
     loop_cond,
     merge,
     next_iteration,
+    switch,
 )
 from tensorweave.shapes import TensorShape
 
@@ -104,12 +110,21 @@ class WhileContext(ControlFlowContext):
 
     # -- values and ops -----------------------------------------------------------------------
     def add_value(self, val):
-        """`val` as seen inside the loop: a constant Enter when it comes from outside."""
+        """`val` as seen inside the loop: a constant Enter when it comes from outside.
+
+        While a gradient loop is being built, a value of its forward loop is replaced by its
+        saved history (`GradLoopState.get_real_value`: pushed on a stack in the forward loop,
+        popped here).
+        """
         new_value = val.name not in self._values and util.get_context(val.op) is not self
         if not new_value:
             actual = self._external_values.get(val.name)
             return val if actual is None else actual
         self._values.add(val.name)
+        real = _forward_value_in_grad_loop(self._graph, val)
+        if real is not None:
+            self._external_values[val.name] = real
+            return real
         result = val
         if self._outer_context is not None:
             result = self._outer_context.add_value(val)
@@ -128,6 +143,23 @@ class WhileContext(ControlFlowContext):
         util.remove_control_inputs(e.op, inner)
         util.set_context(e.op, self)
         return e
+
+    def rewrite_inputs(self, op_def, inputs, op_name: str | None = None) -> list:
+        if op_def.name in _SHAPE_OPS and _forward_shape_context(self._graph, inputs[0]):
+            return inputs       # add_op moves the op into the forward loop
+        return super().rewrite_inputs(op_def, inputs, op_name)
+
+    def add_op(self, op) -> None:
+        """As the base class, except that a Shape/Size/Rank of a forward value built while its
+        gradient loop is built joins the forward loop: its small result is what gets saved
+        per iteration, not the tensor (TF's WhileContext.AddOp)."""
+        if op.type in _SHAPE_OPS:
+            ctxt = _forward_shape_context(self._graph, op.inputs[0])
+            if ctxt:
+                util.set_context(op, ctxt)
+                ctxt._add_op_internal(op)
+                return
+        super().add_op(op)
 
     def _add_op_internal(self, op) -> None:
         if not op.inputs:
@@ -228,6 +260,203 @@ class WhileContext(ControlFlowContext):
         for var in enter_vars:
             if util.is_loop_constant_enter(var.op.inputs[0].op):
                 var.op._add_control_input(pivot.op)
+
+
+    # -- gradient loops (used by autodiff/control_flow_state.py) ------------------------------
+    def _loop_var_enter(self, x, name: str, use_input_shape: bool = True):
+        """A (non-constant) Enter of `x`, built inside this context, recorded in loop_enters."""
+        self.add_name(x.name)
+        e = enter(x, self._name, is_constant=False,
+                  parallel_iterations=self._parallel_iterations,
+                  use_input_shape=use_input_shape, name=name)
+        self._loop_enters.append(e)
+        return e
+
+    def _loop_exits_of(self, switches, name: str) -> list:
+        exits = [exit(sw[0], name=name) for sw in switches]
+        self._loop_exits.extend(exits)
+        self.exit_result(exits)
+        return exits
+
+    def add_forward_loop_counter(self, outer_grad_state):
+        """Adds `n = 0; while (pivot) n += 1` to this forward loop (TF's AddForwardLoopCounter).
+
+        Called in the loop's outer context. Stack pushes are ordered before the counter's
+        NextIteration and after its Add, so they happen in iteration order.
+
+        Returns:
+          (the number of iterations run: an Exit, the counter's NextIteration)
+        """
+        from tensorweave.ops import math_ops
+        from tensorweave.ops.constant_op import constant
+
+        n = constant(0, name="f_count")
+        if outer_grad_state is not None:
+            # NOTE: the pushes of one run of an inner loop come before those of the next run.
+            n.op._add_control_input(outer_grad_state.forward_index.op.inputs[0].op)
+        with util.entered(self):
+            enter_n = self._loop_var_enter(n, "f_count")
+            merge_n = merge([enter_n, enter_n])[0]
+            switch_n = switch(merge_n, self._pivot)
+            next_n = next_iteration(math_ops.add(switch_n[1], 1))
+            util.update_input(merge_n.op, 1, next_n)
+            (total,) = self._loop_exits_of([switch_n], "f_count")
+        return total, next_n
+
+    def add_backprop_loop_counter(self, count, outer_grad_state):
+        """Makes this (gradient) loop run `count` times: `n = count; while (n >= 1) n -= 1`.
+
+        Called in the loop's outer context; sets the loop's pivots. Returns the counter's
+        NextIteration, which stack pops are ordered before (TF's AddBackpropLoopCounter).
+        """
+        from tensorweave.ops import math_ops
+        from tensorweave.ops.constant_op import constant
+
+        one = constant(1, name="b_count")
+        with util.entered(self):
+            enter_count = self._loop_var_enter(count, "b_count")
+            merge_count = merge([enter_count, enter_count])[0]
+            self._pivot_for_pred = merge_count
+            self._pivot = loop_cond(math_ops.greater_equal(merge_count, one), name="b_count")
+            switch_count = switch(merge_count, self._pivot)
+            index = math_ops.subtract(switch_count[1], one)
+            self._pivot_for_body = index
+            next_count = next_iteration(index)
+            util.update_input(merge_count.op, 1, next_count)
+            (final_zero,) = self._loop_exits_of([switch_count], "b_count")
+            if outer_grad_state is not None:
+                # NOTE: the pops of one run of an inner loop come before those of the next.
+                outer_grad_state.grad_sync._add_control_input(final_zero.op)
+        return next_count
+
+    def add_backprop_accumulator(self, op, grad):
+        """The sum over all iterations of `grad`, the gradient of loop invariant `op` (a
+        constant Enter): `acc = 0; while (pivot) acc += grad`. Called in this gradient loop;
+        returns the accumulator's Exit (TF's AddBackpropAccumulator)."""
+        from tensorweave.ops import math_ops
+
+        self.exit()
+        acc = self._zero_accumulator(op, grad)
+        self.enter()
+        enter_acc = self._loop_var_enter(acc, "b_acc")
+        merge_acc = merge([enter_acc, enter_acc], name="b_acc")[0]
+        switch_acc = switch(merge_acc, self._pivot)
+        next_acc = next_iteration(math_ops.add(switch_acc[1], grad))
+        util.update_input(merge_acc.op, 1, next_acc)
+        return self._loop_exits_of([switch_acc], "b_acc")[0]
+
+    def _zero_accumulator(self, op, grad):
+        """Zeros shaped like loop invariant `op.inputs[0]`, built in the outer context (a Const
+        when `grad`'s shape is static; else from the invariant's shape, saved per outer
+        iteration when this gradient loop is nested in another)."""
+        from tensorweave.ops.apply import apply_op
+        from tensorweave.ops.constant_op import constant
+        from tensorweave.ops.creation_ops import zeros
+
+        outer = self._outer_context
+        if grad.shape.is_fully_defined():
+            with util.entered(outer):
+                return constant(0, grad.dtype.base_dtype, shape=grad.shape.as_list(),
+                                name="b_acc")
+        value = op.inputs[0]
+        if getattr(outer, "grad_state", None) is not None:
+            forward_outer = self._grad_state.forward_context.outer_context
+            with util.entered(forward_outer):
+                zeros_shape = apply_op("Shape", value)
+            outer_state = self._grad_state.outer_grad_state
+            history = outer_state.add_forward_accumulator(zeros_shape)
+            with util.entered(outer):
+                real_shape = outer_state.add_backprop_accumulated_value(history, zeros_shape)
+                return zeros(real_shape, grad.dtype.base_dtype)
+        with util.entered(outer):
+            return zeros(apply_op("Shape", value), grad.dtype.base_dtype)
+
+    def add_backprop_indexed_slices_accumulator(self, op, grad):
+        """As `add_backprop_accumulator` for an IndexedSlices gradient: the iterations'
+        indices and values are concatenated (after a zero row at index 0), the dense shape is
+        the largest seen (TF's AddBackpropIndexedSlicesAccumulator)."""
+        from tensorweave.framework.indexed_slices import IndexedSlices
+        from tensorweave.ops import math_ops
+        from tensorweave.ops.joining_ops import concat
+
+        self.exit()
+        init = self._zero_slices(op, grad)
+        self.enter()
+        enters = [self._loop_var_enter(x, "b_acc", use_input_shape=False) for x in init]
+        enters[0].set_shape([None])
+        if init[1].shape.ndims is not None:
+            enters[1].set_shape([None] + init[1].shape.as_list()[1:])
+        merges = [merge([x, x], name="b_acc")[0] for x in enters]
+        switches = [switch(x, self._pivot) for x in merges]
+        acc = [concat([sw[1], x], 0) for sw, x in zip(switches[:2], [grad.indices, grad.values])]
+        if len(init) == 3:
+            acc.append(math_ops.maximum(grad.dense_shape, switches[2][1]))
+        for m, x in zip(merges, acc):
+            util.update_input(m.op, 1, next_iteration(x))
+        exits = self._loop_exits_of(switches, "b_acc")
+        return IndexedSlices(exits[1], exits[0], exits[2] if len(exits) == 3 else None)
+
+    def _zero_slices(self, op, grad) -> list:
+        """[indices, values(, dense_shape)] initial accumulators: one zero row at index 0."""
+        from tensorweave.ops.apply import apply_op
+        from tensorweave.ops.constant_op import constant
+        from tensorweave.ops.creation_ops import zeros
+        from tensorweave.ops.joining_ops import concat
+
+        values, dense_shape = grad.values, grad.dense_shape
+        with util.entered(self._outer_context):
+            if values.shape.is_fully_defined():
+                values_acc = constant(0, values.dtype.base_dtype,
+                                      shape=[1] + values.shape.as_list()[1:], name="b_acc")
+            else:
+                inner_dims = apply_op("StridedSlice", apply_op("Shape", op.inputs[0]), [1],
+                                      [0], [1], end_mask=1)
+                values_acc = zeros(concat([[1], inner_dims], 0), values.dtype.base_dtype)
+            out = [constant([0], grad.indices.dtype.base_dtype), values_acc]
+            if dense_shape is not None:
+                if dense_shape.shape.is_fully_defined():
+                    out.append(constant(0, dense_shape.dtype.base_dtype,
+                                        shape=dense_shape.shape.as_list()))
+                else:
+                    out.append(apply_op("ZerosLike", apply_op(
+                        "Shape", op.inputs[0], out_type=dense_shape.dtype.base_dtype)))
+        return out
+
+_SHAPE_OPS = frozenset(["Shape", "Size", "Rank"])
+
+
+def _current_grad_state(graph):
+    """The GradLoopState of the gradient loop being built now, or None."""
+    ctxt = graph._control_flow_context
+    get_while = getattr(ctxt, "get_while_context", None)
+    ctxt = get_while() if get_while is not None else None
+    return None if ctxt is None else ctxt.grad_state
+
+
+def _forward_value_in_grad_loop(graph, val):
+    """`val`'s saved value in the gradient loop being built, when `val` belongs to that
+    loop's forward loop (None otherwise)."""
+    state = _current_grad_state(graph)
+    if state is None:
+        return None
+    fwd = util.get_while_context(val.op)
+    if fwd is not None and util.is_loop_exit(val.op):
+        outer = fwd.outer_context
+        fwd = outer.get_while_context() if outer is not None else None
+    if fwd is None or fwd is not state.forward_context:
+        return None
+    return state.get_real_value(val)
+
+
+def _forward_shape_context(graph, x):
+    """The forward context of `x` when a shape op of `x` is being built in `x`'s gradient
+    loop (None otherwise)."""
+    state = _current_grad_state(graph)
+    if state is None or util.is_loop_exit(x.op):
+        return None
+    if util.get_while_context(x.op) is not state.forward_context:
+        return None
+    return util.get_context(x.op)
 
 
 def _check_dtype(merge_var, next_var):

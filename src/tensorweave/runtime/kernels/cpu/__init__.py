@@ -27,6 +27,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     script,
     sendrecv,
     slicing,
+    stack,
     state,
     summary,
     tensor_array,
