@@ -86,6 +86,9 @@ from tensorweave.data import gfile  # noqa: E402
 from tensorweave.data.queues import (  # noqa: E402
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue,
 )
+from tensorweave.ops.accumulator_ops import (  # noqa: E402
+    ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
+)
 from tensorweave.data.readers import (  # noqa: E402
     ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
 )

@@ -19,6 +19,8 @@ from tensorweave.ops.variable_scope import (  # noqa: F401
 from tensorweave.monitoring.summary.event_file import summary_iterator  # noqa: F401
 from tensorweave.distributed.cluster import ClusterSpec  # noqa: F401
 from tensorweave.distributed.server import Server  # noqa: F401
+from tensorweave.training.device_setter import replica_device_setter  # noqa: F401
+from tensorweave.training.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401
 from tensorweave.data.example import (  # noqa: F401
     BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List,
     SequenceExample,

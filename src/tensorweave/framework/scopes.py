@@ -93,18 +93,21 @@ class ScopeState:
             self._devices.pop()
 
     def _device_for(self, op) -> str:
+        """The device the scopes give `op`, as TF: innermost scope first; a device string
+        fills only the fields inner scopes left unset; a device function sees the device so
+        far (on `op.device`) and replaces it; `tf.device(None)` hides the outer scopes."""
         current = ""
-        for spec in self._devices:
+        for spec in reversed(self._devices):
             if spec is _CLEAR:
-                current = ""
-            elif callable(spec):
+                break
+            if callable(spec):
                 op._device = current
                 result = spec(op)
                 if hasattr(result, "to_string"):
                     result = result.to_string()
                 current = device_lib.canonical(result or "")
             else:
-                current = device_lib.merge(current, spec)
+                current = device_lib.merge(spec, current)
         return current
 
     # -- colocation -------------------------------------------------------------------------
@@ -127,12 +130,16 @@ class ScopeState:
             op._add_control_inputs(self._control_inputs_for(input_ops))
             for ctl in self._controllers:
                 ctl.seen.add(op)
+        if self._devices:
+            op._device = self._device_for(op)
         if self._colocation:
             groups = sorted({g.decode() for c in self._colocation for g in c.colocation_groups()})
             op._attrs["_class"] = groups
-            op._device = self._colocation[-1].device
-        elif self._devices:
-            op._device = self._device_for(op)
+            # NOTE: TF still runs the device functions (a round robin advances) and then takes
+            # the device of the innermost colocation op that has one.
+            placed = [c.device for c in self._colocation if c.device]
+            if placed:
+                op._device = placed[-1]
 
 
 _CLEAR = object()

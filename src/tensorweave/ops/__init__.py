@@ -6,6 +6,7 @@ CPU kernel.
 
 from tensorweave.monitoring.summary import summary_ops  # noqa: F401
 from tensorweave.ops import (  # noqa: F401
+    accumulator_ops,
     array_ops,
     constant_op,
     control_flow_ops,

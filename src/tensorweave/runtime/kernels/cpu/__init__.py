@@ -1,6 +1,7 @@
 """CPU kernels on numpy, one module per op family. Importing this package registers them."""
 
 from tensorweave.runtime.kernels.cpu import (  # noqa: F401
+    accumulators,
     array,
     base,
     control_flow,
