@@ -19,12 +19,15 @@ event files (loss, accuracies, weight histograms, the graph, one traced step) an
 trace of one training step.
 
 Run: make demo   (or .venv/bin/python examples/cnn_digits.py [--epochs 12] [--no-progress])
+     `--cluster` trains the same model over a local cluster of processes (1 ps, 2 workers,
+     each worker its own client: between-graph replication; see cnn_digits_cluster.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
@@ -190,13 +193,28 @@ def parse_args(argv=None):
                         help="checkpoints, TensorBoard logs and the Chrome trace go here")
     parser.add_argument("--fresh", action="store_true",
                         help="ignore existing checkpoints and train from scratch")
+    parser.add_argument("--cluster", action="store_true",
+                        help="train over a local cluster of processes (between-graph "
+                             "replication; see cnn_digits_cluster.py)")
+    parser.add_argument("--workers", type=int, default=2, help="worker tasks with --cluster")
+    parser.add_argument("--ps", type=int, default=1, help="ps tasks with --cluster")
+    parser.add_argument("--cluster-spec", help=argparse.SUPPRESS)   # a worker's client
+    parser.add_argument("--cluster-task", type=int, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
 def main(argv=None) -> float:
     # NOTE: the matrices are tiny; on a small machine BLAS worker threads only contend.
+    args = parse_args(argv)
     with threadpool_limits(limits=1, user_api="blas"):
-        return run(parse_args(argv))
+        if args.cluster or args.cluster_spec:
+            import cnn_digits_cluster as cluster
+
+            demo = sys.modules[__name__]
+            if args.cluster_spec:
+                return cluster.client(demo, args)
+            return cluster.launch(demo, args)
+        return run(args)
 
 
 def run(args) -> float:

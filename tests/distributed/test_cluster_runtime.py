@@ -63,6 +63,19 @@ def test_ps_variables_are_shared_by_every_workers_sessions(cluster):
             np.testing.assert_array_equal(b.run(v), [2, 2, 2])
 
 
+def test_reset_clears_containers_on_every_task(cluster):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(PS0):
+            v = tf.Variable(1.0, name="reset_v")
+        with tf.Session(cluster.target("worker", 1)) as sess:
+            sess.run(v.initializer)
+        tf.Session.reset(cluster.target("worker", 0))
+        with tf.Session(cluster.target("worker", 1)) as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="reset_v"):
+                sess.run(v)
+
+
 def test_large_tensor_between_tasks(cluster):
     g = tf.Graph()
     with g.as_default():
@@ -151,3 +164,37 @@ def test_session_creation_names_a_task_that_is_down():
         only_me = tf.ConfigProto(device_filters=["/job:worker/task:0"])
         with tf.Graph().as_default(), tf.Session(c.target("worker", 0), config=only_me) as s:
             assert s.run(tf.constant(3.0) * 2.0) == 6.0
+
+
+@pytest.mark.slow
+def test_training_resumes_from_the_latest_checkpoint_after_a_ps_restart(tmp_path):
+    with LocalCluster(ps=1, workers=1) as c:
+        g = tf.Graph()
+        with g.as_default():
+            tf.set_random_seed(1)
+            x = tf.placeholder(tf.float32, [None, 3])
+            with tf.device(tf.train.replica_device_setter(cluster=c.spec)):
+                pred = tf.layers.dense(x, 1)
+                loss = tf.reduce_mean(tf.square(pred - 1.0))
+                step = tf.train.GradientDescentOptimizer(0.1).minimize(
+                    loss, global_step=tf.train.get_or_create_global_step())
+            saver = tf.train.Saver()
+            fd = {x: np.ones((4, 3), np.float32)}
+            with tf.Session(c.target("worker", 0)) as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(3):
+                    sess.run(step, fd)
+                path = saver.save(sess, str(tmp_path / "model"), global_step=3)
+                saved_loss = sess.run(loss, fd)
+                c.kill("ps", 0)
+                with pytest.raises(tf.errors.UnavailableError, match="/job:ps"):
+                    sess.run(step, fd)
+                c.restart("ps", 0)
+                with pytest.raises(tf.errors.FailedPreconditionError):
+                    sess.run(step, fd)  # a new ps: its variables are not initialized
+                saver.restore(sess, tf.train.latest_checkpoint(str(tmp_path)))
+                assert path.endswith("model-3")
+                assert sess.run(loss, fd) == pytest.approx(saved_loss)
+                assert sess.run(tf.train.get_global_step()) == 3
+                sess.run(step, fd)
+                assert sess.run(loss, fd) < saved_loss

@@ -88,6 +88,19 @@ def test_cnn_demo_checkpoints_resumes_and_writes_logs(tmp_path):
     assert sum(1 for p in shards for _ in tf.python_io.tf_record_iterator(str(p))) == 1437
 
 
+@pytest.mark.slow
+@pytest.mark.multiprocess
+def test_cnn_demo_trains_over_a_local_cluster(tmp_path):
+    """`--cluster`: 1 ps and 2 worker processes, each worker its own client (between-graph
+    replication, asynchronous); the launcher evaluates the ps variables afterwards."""
+    out = _run("cnn_digits.py", "--cluster", "--epochs", "4", "--logdir", str(tmp_path),
+               timeout=400)
+    for task in (0, 1):
+        assert len(re.findall(rf"^worker {task} epoch +\d+: loss", out, flags=re.M)) == 4
+    assert _metric(out, "test accuracy") >= 0.9
+    assert list((tmp_path / "cluster_checkpoints").glob("model-*.index"))
+
+
 def test_quickstart_shows_what_pruning_kept():
     out = _run("quickstart.py")
     assert "predicted classes:" in out
