@@ -198,3 +198,65 @@ def test_training_resumes_from_the_latest_checkpoint_after_a_ps_restart(tmp_path
                 assert sess.run(tf.train.get_global_step()) == 3
                 sess.run(step, fd)
                 assert sess.run(loss, fd) < saved_loss
+
+
+@pytest.mark.slow
+def test_sync_replicas_over_two_worker_processes_match_one_process():
+    """Between-graph replication with SyncReplicasOptimizer: each worker its own graph and
+    session; accumulators and the token queue live on the ps, shared by name. Two replicas on
+    halves of a batch give plain gradient descent on the whole batch."""
+    from tests.training.test_sync_replicas import LR, X, Y, _loss, _reference, _variables
+
+    rounds = 3
+    with LocalCluster(ps=1, workers=2) as c:
+        graphs = []
+        for task, (x, y) in enumerate(((X[:4], Y[:4]), (X[4:], Y[4:]))):
+            g = tf.Graph()
+            with g.as_default(), tf.device(tf.train.replica_device_setter(
+                    cluster=c.spec, worker_device=f"/job:worker/task:{task}")):
+                gs = tf.train.get_or_create_global_step()
+                w, b, _ = _variables(False)
+                opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(LR), 2,
+                                                     total_num_replicas=2)
+                train = opt.minimize(_loss(tf.constant(x), tf.constant(y), w, b),
+                                     global_step=gs)
+                init = [tf.global_variables_initializer(), tf.local_variables_initializer()]
+            graphs.append((g, opt, train, init, [w, b]))
+        sessions = [tf.Session(c.target("worker", t), graph=graphs[t][0]) for t in (0, 1)]
+        try:
+            chief, other = sessions
+            g0, opt0, _, init0, vars0 = graphs[0]
+            chief.run(init0)
+            chief.run(opt0.chief_init_op)
+            with g0.as_default():
+                chief.run(opt0.get_init_tokens_op(0))
+            other.run(graphs[1][3][1])
+            other.run(graphs[1][1].local_step_init_op)
+            coord = tf.train.Coordinator()
+            opt0.get_chief_queue_runner().create_threads(chief, coord, daemon=True, start=True)
+            barrier = threading.Barrier(2, timeout=30)
+            failures = []
+
+            def replica(t):
+                try:
+                    for _ in range(rounds):
+                        sessions[t].run(graphs[t][2],
+                                        options=tf.RunOptions(timeout_in_ms=30000))
+                        barrier.wait()
+                except Exception as e:  # noqa: BLE001 -- re-raised below
+                    failures.append(e)
+                    barrier.abort()
+
+            threads = [threading.Thread(target=replica, args=(t,)) for t in (0, 1)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(60)
+            coord.request_stop()
+            assert not failures, failures
+            got = chief.run(vars0)
+        finally:
+            for s in sessions:
+                s.close()
+    for a, b in zip(got, _reference(rounds)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
