@@ -86,6 +86,10 @@ from tensorweave.data import gfile  # noqa: E402
 from tensorweave.data.queues import (  # noqa: E402
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue,
 )
+from tensorweave.ops.linalg_ops import (  # noqa: E402
+    cholesky, cholesky_solve, log_matrix_determinant, matrix_determinant, matrix_inverse,
+    matrix_solve, matrix_triangular_solve, qr, self_adjoint_eig, self_adjoint_eigvals, svd,
+)
 from tensorweave.ops.accumulator_ops import (  # noqa: E402
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
 )

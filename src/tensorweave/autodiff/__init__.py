@@ -6,6 +6,7 @@ Importing this package registers the gradient function of every op family.
 from tensorweave.autodiff import (  # noqa: F401  (registration)
     array_grad,
     control_flow_grad,
+    linalg_grad,
     math_grad,
     nn_grad,
     state_grad,

@@ -20,6 +20,7 @@ from tensorweave.ops import (  # noqa: F401
     init_ops,
     io_ops,
     joining_ops,
+    linalg_ops,
     math_matmul_ops,
     math_ops,
     nn_conv,

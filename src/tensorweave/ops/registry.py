@@ -240,7 +240,9 @@ def parse_default(text: str, typ: str):
         inner = [w for w in text.strip("[]").split(",") if w.strip()]
         return [_dtype_from_spec(w) for w in inner]
     if typ == "bool":
-        return text == "true"
+        if text.lower() not in ("true", "false"):
+            raise ValueError(f"Bad bool default {text!r} (true or false)")
+        return text.lower() == "true"
     if typ == "shape":
         return TensorShape(None) if text in ("", "{ unknown_rank: true }") else TensorShape(
             ast.literal_eval(text)

@@ -16,6 +16,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     gather,
     io,
     joining,
+    linalg,
     math,
     nn,
     nn_norm,
