@@ -260,3 +260,18 @@ def test_sync_replicas_over_two_worker_processes_match_one_process():
                 s.close()
     for a, b in zip(got, _reference(rounds)):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_step_table_is_bounded_and_remembers_cleaned_steps():
+    from tensorweave.distributed.remote import StepTable
+
+    table = StepTable(max_steps=3)
+    first = table.find(1)
+    for step in range(2, 6):
+        table.find(step)
+    assert len(table) == 3
+    with pytest.raises(tf.errors.AbortedError, match="evicted"):
+        first.recv("a;0000000000000001;b;t;0:0", time.monotonic() + 1)
+    table.cleanup(4)
+    with pytest.raises(tf.errors.AbortedError, match="cleaned up"):
+        table.find(4).recv("a;0000000000000001;b;t;0:0", time.monotonic() + 1)

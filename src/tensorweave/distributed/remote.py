@@ -23,6 +23,7 @@ from tensorweave.distributed.cluster import ClusterSpec
 from tensorweave.runtime.device import DeviceSpec
 from tensorweave.runtime.rendezvous import Rendezvous
 
+_MAX_STEPS = 4096       # steps in flight on one task (far more than any cluster runs)
 _CLEANED_MEMORY = 4096  # step ids remembered after cleanup, so late receivers fail at once
 _FETCH_THREADS = 32
 
@@ -207,12 +208,14 @@ class StepTable:
     """One rendezvous per step id on a task, created on first use by a run or a receiver.
 
     A step cleaned up stays remembered (the last `_CLEANED_MEMORY`), so a receive that comes
-    late gets the step's abort at once instead of waiting on a fresh, empty rendezvous.
+    late gets the step's abort at once instead of waiting on a fresh, empty rendezvous. At
+    most `max_steps` steps are kept: beyond that the oldest is aborted and dropped.
     """
 
-    def __init__(self, factory=None):
+    def __init__(self, factory=None, max_steps: int = _MAX_STEPS):
         self._factory = factory or (lambda step_id: Rendezvous())
-        self._steps: dict[int, Rendezvous] = {}
+        self._steps: OrderedDict[int, Rendezvous] = OrderedDict()
+        self._max = max_steps
         self._cleaned: OrderedDict[int, None] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -223,6 +226,10 @@ class StepTable:
                 r = self._steps[step_id] = self._factory(step_id)
                 if step_id in self._cleaned:
                     r.abort(_cleaned_error(step_id))
+                while len(self._steps) > self._max:  # NOTE: bounded whatever callers send
+                    _, old = self._steps.popitem(last=False)
+                    old.abort(errors.AbortedError(None, None, "Step evicted: too many steps "
+                                                              "in flight on this task"))
             return r
 
     def cleanup(self, step_id: int) -> None:

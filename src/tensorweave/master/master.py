@@ -24,6 +24,8 @@ from tensorweave.runtime.rendezvous import Rendezvous
 from tensorweave.runtime.step import StepContext
 from tensorweave.runtime.worker import LocalWorker, WorkerInterface
 
+MAX_CPU_DEVICES = 256
+
 
 class MasterInterface(abc.ABC):
     """The master service (TF's MasterService, as Python calls)."""
@@ -133,7 +135,10 @@ class LocalMaster(MasterInterface):
     def create_session(self, graph_def, config) -> str:
         from tensorweave.runtime.device import local_device_names
 
-        n_cpu = int(config.get("device_count", {}).get("CPU", 1) or 1)
+        n_cpu = int((config.get("device_count") or {}).get("CPU", 1) or 1)
+        if not 1 <= n_cpu <= MAX_CPU_DEVICES:
+            raise errors.InvalidArgumentError(
+                None, None, f"device_count['CPU'] = {n_cpu}: expected 1..{MAX_CPU_DEVICES}")
         devices = local_device_names(cpus=n_cpu)
         # NOTE: 0 means one thread here, unlike TF: numpy's BLAS already uses every core, and
         # a pool only paid off for mid-sized independent work (BENCHMARKS.md).
@@ -268,6 +273,10 @@ class LocalMaster(MasterInterface):
             raise errors.InvalidArgumentError(
                 None, None, f"Callable {callable_id} is not registered in session {handle} "
                             "(released?)")
+        if len(feed_values) != len(c.feed_dtypes):
+            raise errors.InvalidArgumentError(
+                None, None, f"Callable {callable_id} takes {len(c.feed_dtypes)} feed(s), "
+                            f"got {len(feed_values)}")
         timeout = _timeout_s(sess.config, options)
         traced = options is not None and bool(options.get("trace") or
                                               options.get("partition_graphs"))
@@ -334,6 +343,18 @@ def _placed(n: ir.NodeDef, client: str, placement: Placement) -> ir.NodeDef:
 
 
 def _add_nodes(sess: _MasterSession, graph_def: ir.GraphDef) -> None:
+    """Adds a graph (or an extension of it) to the session.
+
+    Raises: InvalidArgumentError, adding nothing, when an input names no node (TF's
+    "Unknown input node").
+    """
+    new = {n.name for n in graph_def.nodes}
+    for n in graph_def.nodes:
+        for inp in n.inputs:
+            src = ir.parse_input(inp)[0]
+            if src not in new and src not in sess.nodes:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Node '{n.name}': Unknown input node '{inp}'")
     sess.shapes.update(graph_def.shapes)
     # NOTE: partitions carry the functions (tf.data, defuns) so a remote task can run them.
     sess.library.update((f.name, f) for f in graph_def.library or ())

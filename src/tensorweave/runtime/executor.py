@@ -201,10 +201,20 @@ def _compile(plan: Plan, traced: bool, pool=None) -> _Compiled:
     return _Compiled(ns["step"], line_nodes, filename)
 
 
+def _arg_index(item) -> int:
+    index = item.attrs.get("index")
+    if type(index) is not int or index < 0:
+        raise errors.InvalidArgumentError(None, None, f"_Arg node '{item.name}' has index "
+                                                      f"{index!r}; expected an int >= 0")
+    return index
+
+
 def _node_line(item, ns, copies, rets) -> str | None:
     i = item.index
     if item.op == "_Arg":
-        return f"v{i}_0 = args[{item.attrs['index']}]"
+        # NOTE: only integers ever reach the generated source (a graph from the network
+        # could otherwise smuggle code in through an attr).
+        return f"v{i}_0 = args[{_arg_index(item)}]"
     args = [_input_expr(j, s, d) for (j, s), d in zip(item.inputs, item.deref)]
     if item.op == "_Retval":
         rets[i] = f"_copy({args[0]})" if copies.get(i) else args[0]
