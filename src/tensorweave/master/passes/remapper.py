@@ -16,6 +16,7 @@ import numpy as np
 from tensorweave import ir
 from tensorweave.master.passes import PassContext, register_pass
 from tensorweave.master.passes.graph_view import GraphView
+from tensorweave.ops.registry import OPS
 from tensorweave.runtime.kernels.cpu.fused import FUSIBLE_UNARY
 
 _ACTIVATIONS = frozenset(["Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"])
@@ -66,7 +67,8 @@ def _fuse_bias_activation(view: GraphView, node: ir.NodeDef, ctx) -> str | None:
 
 
 def _rewrite(view, node, base, args, ops, act) -> None:
-    attrs = {k: v for k, v in base.attrs.items()}
+    declared = OPS.lookup(_BASES[base.op]).attrs  # NOTE: MatMul's grad_a/grad_b stay behind
+    attrs = {k: v for k, v in base.attrs.items() if k in declared or k.startswith("_")}
     attrs.update(num_args=len(args), fused_ops=ops, epsilon=0.0001,
                  leakyrelu_alpha=float((act.attrs.get("alpha", 0.2)) if act else 0.2))
     controls = [i for n in (base, node) for i in n.inputs if i.startswith("^")]
