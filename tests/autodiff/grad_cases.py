@@ -452,6 +452,8 @@ ELSEWHERE = {
     "NextIteration": "tests/autodiff/test_while_grad.py",
     "RefNextIteration": "tests/autodiff/test_while_grad.py",
     "LoopCond": "tests/autodiff/test_while_grad.py",
+    **{f"TensorArray{kind}V3": "tests/autodiff/test_tensor_array_grad.py"
+       for kind in ("Read", "Write", "Gather", "Scatter", "Concat", "Split")},
 }
 
 # Differentiable-looking op types (floating inputs and outputs) that have no gradient, as in
@@ -468,12 +470,6 @@ NO_GRADIENT = {
     "RandomPoisson": "random op, TF defines no gradient",
     "RandomPoissonV2": "random op, TF defines no gradient",
     "EagerPyFunc": "TF differentiates it with the eager tape only",
-    "TensorArrayReadV3": "TensorArray gradients (TF's tensor_array_grad.py) not written yet",
-    "TensorArrayWriteV3": "TensorArray gradients not written yet",
-    "TensorArrayGatherV3": "TensorArray gradients not written yet",
-    "TensorArrayScatterV3": "TensorArray gradients not written yet",
-    "TensorArrayConcatV3": "TensorArray gradients not written yet",
-    "TensorArraySplitV3": "TensorArray gradients not written yet",
     "_FusedConv2D": "created by the remapper after gradients are built; TF defines none",
     "_FusedMatMul": "created by the remapper after gradients are built; TF defines none",
     "_TwFusedElementwise": "created by an optimization pass after gradients are built",

@@ -10,6 +10,7 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     math_grad,
     nn_grad,
     state_grad,
+    tensor_array_grad,
 )
 from tensorweave.autodiff.gradients import AggregationMethod, UnconnectedGradients, gradients
 from tensorweave.autodiff.registry import NotDifferentiable, RegisterGradient, no_gradient

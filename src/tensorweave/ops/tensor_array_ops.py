@@ -26,13 +26,41 @@ def _handle_and_flow(ctx):
     return [TensorShape([2]), TensorShape([])]
 
 
+# NOTE: TF keeps the element shape of a TensorArrayV3 as "handle data" on its handle, passed
+# on by Enter/Identity/Switch/Merge and TensorArrayGradV3; we find it by walking back.
+_HANDLE_FORWARDING = frozenset(["Enter", "RefEnter", "Identity", "RefIdentity", "Switch",
+                                "RefSwitch", "Merge", "RefMerge", "TensorArrayGradV3"])
+
+
+def handle_element_shape(handle):
+    """The element shape TF's shape functions know for TensorArray `handle` (the creating
+    TensorArrayV3's element_shape attr when fully defined or identical_element_shapes), or
+    None when they know nothing."""
+    op = handle.op
+    while op.type in _HANDLE_FORWARDING:
+        op = op.inputs[0].op
+    if op.type != "TensorArrayV3":
+        return None
+    shape = op.get_attr("element_shape")
+    shape = TensorShape(None) if shape is None else as_shape(shape)
+    if shape.is_fully_defined() or op.get_attr("identical_element_shapes"):
+        return shape
+    return None
+
+
+def _read_shape(ctx):
+    shape = handle_element_shape(ctx.input_tensor(0))
+    return TensorShape(None) if shape is None else shape
+
+
 def _gather_shape(ctx):
-    n = ctx.input_dims(1)
-    lead = None if n is None or len(n) != 1 else n[0]
+    """[len(indices)] + the handle's element shape; else [?] + the element_shape attr."""
+    shape = handle_element_shape(ctx.input_tensor(0))
+    if shape is not None:
+        n = ctx.input_dims(1)
+        return TensorShape([None if n is None or len(n) != 1 else n[0]]).concatenate(shape)
     elem = ctx.attr("element_shape")
-    if elem is None or elem.as_tuple() is None:
-        return TensorShape(None)
-    return TensorShape([lead]).concatenate(elem)
+    return TensorShape([None]).concatenate(TensorShape(None) if elem is None else elem)
 
 
 def _concat_shape(ctx):
@@ -51,7 +79,7 @@ register_op("TensorArrayWriteV3",
             inputs=["handle: resource", "index: int32", "value: T", "flow_in: float"],
             outputs=["flow_out: float"], attrs=["T: type"], shape_fn=scalar)
 register_op("TensorArrayReadV3", inputs=["handle: resource", "index: int32", "flow_in: float"],
-            outputs=["value: dtype"], attrs=["dtype: type"])
+            outputs=["value: dtype"], attrs=["dtype: type"], shape_fn=_read_shape)
 register_op("TensorArrayGatherV3",
             inputs=["handle: resource", "indices: int32", "flow_in: float"],
             outputs=["value: dtype"],
@@ -90,7 +118,8 @@ class TensorArray:
         self._infer_shape = infer_shape
         self._size = size
         # NOTE: a one-element list shared by every TensorArray on this handle (TF's trick).
-        self._element_shape = [as_shape(element_shape)] if element_shape is not None else []
+        self._element_shape = [TensorShape(None) if element_shape is None
+                               else as_shape(element_shape)]
         if handle is not None:
             if flow is None:
                 raise ValueError("flow must not be None if handle is not None.")
@@ -126,22 +155,19 @@ class TensorArray:
 
     @property
     def element_shape(self) -> TensorShape:
-        return self._element_shape[0] if self._element_shape else TensorShape(None)
+        return self._element_shape[0]
 
     @property
     def dynamic_size(self) -> bool:
         return self._dynamic_size
 
-    def _merge_element_shape(self, shape: TensorShape) -> None:
-        if not self._infer_shape:
-            return
-        if self._element_shape:
-            if not shape.is_compatible_with(self._element_shape[0]):
-                raise ValueError(f"Inconsistent shapes: saw {shape} but expected "
-                                 f"{self._element_shape[0]} (and infer_shape=True)")
-            self._element_shape[0] = self._element_shape[0].merge_with(shape)
-        else:
-            self._element_shape.append(shape)
+    def _check_element_shape(self, shape: TensorShape) -> None:
+        """Checks `shape` against the element shape; merges it in with infer_shape (TF's)."""
+        if not shape.is_compatible_with(self.element_shape):
+            raise ValueError(f"Inconsistent shapes: saw {shape} but expected "
+                             f"{self.element_shape} ")
+        if self._infer_shape:
+            self._element_shape[0] = self.element_shape.merge_with(shape)
 
     def _value(self, value):
         value = convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
@@ -155,16 +181,14 @@ class TensorArray:
         """The element at `index` (cleared afterwards unless clear_after_read=False)."""
         value = apply_op("TensorArrayReadV3", self._handle, index, self._flow,
                          dtype=self._dtype, name=name)
-        if self._element_shape:
-            value.set_shape(self._element_shape[0])
+        value.set_shape(self.element_shape)
         return value
 
     def gather(self, indices, name=None):
         """The elements at `indices`, stacked."""
         value = apply_op("TensorArrayGatherV3", self._handle, indices, self._flow,
                          dtype=self._dtype, element_shape=self.element_shape, name=name)
-        if self._element_shape and self.element_shape.ndims is not None:
-            value.set_shape(TensorShape([None]).concatenate(self.element_shape))
+        value.set_shape(TensorShape([None]).concatenate(self.element_shape))
         return value
 
     def stack(self, name=None):
@@ -183,7 +207,11 @@ class TensorArray:
         value, _ = apply_op("TensorArrayConcatV3", self._handle, self._flow,
                             dtype=self._dtype, element_shape_except0=except0, name=name)
         if elem.ndims:
-            value.set_shape(TensorShape([None]).concatenate(elem[1:]))
+            dim0 = None
+            size = _static_int(self.size()) if self._infer_shape else None
+            if size is not None and elem[0].value is not None:
+                dim0 = size * elem[0].value
+            value.set_shape(TensorShape([dim0]).concatenate(elem[1:]))
         return value
 
     def size(self, name=None):
@@ -197,7 +225,7 @@ class TensorArray:
         """Writes `value` at `index`; returns the TensorArray with the new flow."""
         with name_scope(name, "TensorArrayWrite", [self._handle, index, value]):
             value = self._value(value)
-            self._merge_element_shape(value.shape)
+            self._check_element_shape(value.shape)
             flow = apply_op("TensorArrayWriteV3", self._handle, index, value, self._flow,
                             name=name)
             return build_ta_with_new_flow(self, flow)
@@ -206,8 +234,8 @@ class TensorArray:
         """Writes `value[k]` at `indices[k]`."""
         with name_scope(name, "TensorArrayScatter", [self._handle, value, indices]):
             value = self._value(value)
-            if value.shape.ndims:
-                self._merge_element_shape(value.shape[1:])
+            self._check_element_shape(value.shape[1:] if value.shape.ndims else
+                                      TensorShape(None))
             flow = apply_op("TensorArrayScatterV3", self._handle, indices, value, self._flow,
                             name=name)
             return build_ta_with_new_flow(self, flow)
@@ -223,9 +251,20 @@ class TensorArray:
         with name_scope(name, "TensorArraySplit", [self._handle, value, lengths]):
             value = self._value(value)
             lengths = _as_int64(lengths)
+            self._check_split_shape(value, lengths)
             flow = apply_op("TensorArraySplitV3", self._handle, value, lengths, self._flow,
                             name=name)
             return build_ta_with_new_flow(self, flow)
+
+    def _check_split_shape(self, value, lengths) -> None:
+        """Equal constant lengths give every element the same, known leading dimension."""
+        from tensorweave.ops.shape_inference import constant_value
+
+        known = constant_value(lengths)
+        if value.shape.ndims is None or known is None or np.size(known) == 0:
+            return
+        if np.ndim(known) and known.max() == known.min():
+            self._check_element_shape(TensorShape([int(known[0])]).concatenate(value.shape[1:]))
 
     def close(self, name=None):
         return apply_op("TensorArrayCloseV3", self._handle, name=name)
@@ -235,9 +274,11 @@ class TensorArray:
         from tensorweave.ops.control_flow_ops import _identity
 
         flow = self._flow if flow is None else flow
-        with name_scope(name, "TensorArrayGrad", [self._handle]):
+        graph = self._handle.graph
+        with name_scope(name, "TensorArrayGrad", [self._handle]), \
+                graph.colocate_with(self._handle.op):
             g_handle, _ = apply_op("TensorArrayGradV3", self._handle, flow, source=source)
-            with g_handle.graph.control_dependencies([g_handle]):
+            with graph.control_dependencies([g_handle]):
                 flow = _identity(flow, name="gradient_flow")
             g = TensorArray(self._dtype, handle=g_handle, flow=flow,
                             infer_shape=self._infer_shape)
@@ -264,21 +305,15 @@ def _static_int(value):
 
 
 def _range(n):
-    """int32 indices 0..n-1: a constant when `n` is known, else a Range op."""
-    k = _static_int(n)
-    if k is not None:
-        from tensorweave.ops.constant_op import constant
-
-        return constant(np.arange(k, dtype=np.int32), name="range")
+    """int32 indices 0..n-1 (TF's `math_ops.range(0, n)`: a Range op, which shape functions
+    see through when `n` is known)."""
     from tensorweave.ops import creation_ops
 
     return creation_ops.range(0, n)
 
 
 def _leading_dim(value):
-    d = value.shape[0].value if value.shape.ndims else None
-    if d is not None:
-        return d
+    """TF's `array_ops.shape(value)[0]`."""
     if value.shape.ndims == 0:
         raise ValueError(f"Cannot unstack a scalar: {value}")
     from tensorweave.ops import array_ops, slicing_ops  # noqa: F401 - Tensor.__getitem__
@@ -287,10 +322,7 @@ def _leading_dim(value):
 
 
 def _as_int64(lengths):
-    if not hasattr(lengths, "op"):
-        return convert_to_tensor(np.asarray(lengths, dtype=np.int64))
-    if lengths.dtype.base_dtype == dtypes.int64:
-        return lengths
+    """TF's `math_ops.cast(lengths, int64)` (a Cast op unless already int64)."""
     from tensorweave.ops import math_ops
 
     return math_ops.cast(lengths, dtypes.int64)

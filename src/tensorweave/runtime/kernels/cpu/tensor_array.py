@@ -27,7 +27,12 @@ def _shape_str(shape) -> str:
 
 
 class TensorArrayState:
-    """The runtime array: elements, which were written/read, and the known element shape."""
+    """The runtime array: elements, which were written/read, and the known element shape.
+
+    A gradient array (`new_grad`, TF's TensorArrayGradV3) has a fixed size, sums repeated
+    writes to an index (`aggregate`), and reads an unwritten index as zeros shaped like the
+    forward array's element there (`shapes`, copied when the gradient array is made).
+    """
 
     def __init__(self, name: str, dtype, size: int, dynamic: bool, clear_after_read: bool,
                  identical_shapes: bool, element_shape, aggregate: bool = False):
@@ -40,6 +45,7 @@ class TensorArrayState:
         self.aggregate = aggregate              # gradient arrays sum repeated writes
         self.values: list = [None] * size
         self.cleared = [False] * size
+        self.shapes: list = [None] * size       # each written element's shape (kept on clear)
         self.closed = False
         self.grads: dict[str, TensorArrayState] = {}
 
@@ -60,8 +66,10 @@ class TensorArrayState:
             raise _err(f"Tried to write to index {index} but array is not resizeable and "
                        f"size is: {n}")
         if index >= n:
-            self.values.extend([None] * (index + 1 - n))
-            self.cleared.extend([False] * (index + 1 - n))
+            grow = index + 1 - n
+            self.values.extend([None] * grow)
+            self.cleared.extend([False] * grow)
+            self.shapes.extend([None] * grow)
         value = np.asarray(value)
         self._check_shape(index, value.shape)
         if self.cleared[index]:
@@ -78,6 +86,7 @@ class TensorArrayState:
                            f"is {_shape_str(value.shape)}.")
             value = old + value
         self.values[index] = value
+        self.shapes[index] = value.shape
 
     def _check_shape(self, index: int, shape) -> None:
         known = self.element_shape
@@ -96,12 +105,12 @@ class TensorArrayState:
     def read(self, index: int):
         self._check_open()
         n = len(self.values)
-        if index < 0 or index >= n:
+        if index < 0 or (index >= n and not self.aggregate):
             raise _err(f"Tried to read from index {index} but array size is: {n}")
-        if self.cleared[index]:
+        if index < n and self.cleared[index]:
             raise _err(f"Could not read index {index} twice because it was cleared after a "
                        "previous read (perhaps try setting clear_after_read = false?)")
-        value = self.values[index]
+        value = self.values[index] if index < n else None
         if value is None:
             value = self._zeros(index)
         if self.clear_after_read and not self.aggregate:
@@ -110,18 +119,31 @@ class TensorArrayState:
         return value
 
     def _zeros(self, index: int):
-        shape = self.element_shape
+        """An unwritten element: zeros of its recorded shape (gradient arrays) or of the
+        element shape when fully known."""
+        shape = self.shapes[index] if self.aggregate and index < len(self.shapes) else None
+        if shape is None:
+            shape = self.element_shape
         if shape is None or None in shape:
-            raise _err(f"Could not read from TensorArray index {index} because it has not yet "
-                       "been written to.")
+            raise _err(f"TensorArray {self.name}: Could not read from TensorArray index "
+                       f"{index} because it has not yet been written to. Furthermore, the "
+                       f"element shape is not fully defined: {_shape_str(shape)}. If you set "
+                       "the full element_shape property on the forward TensorArray, the "
+                       "proper all-zeros tensor will be returned instead of incurring this "
+                       "error.")
         return np.zeros(shape, dtype=self.dtype.np_dtype)
 
     def new_grad(self, source: str) -> TensorArrayState:
+        """The gradient array for `source` (made on first use, then the same one). Its size is
+        this array's size now, which is frozen from then on (no more dynamic growth)."""
         g = self.grads.get(source)
         if g is None:
+            self._check_open()
+            self.dynamic = False
             g = self.grads[source] = TensorArrayState(
-                f"{self.name}@{source}", self.dtype, len(self.values), False, True, True,
-                self.element_shape, aggregate=True)
+                f"{self.name}@{source}", self.dtype, len(self.values), False, True,
+                self.identical_shapes, self.element_shape, aggregate=True)
+            g.shapes = list(self.shapes)
         return g
 
 
