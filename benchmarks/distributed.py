@@ -1,13 +1,20 @@
-"""Distributed runtime: remote run latency of a trivial graph and tensor transfer over gRPC.
+"""Distributed runtime: remote run latency of a trivial graph and ps→worker tensor transfer.
 
-Prints one JSON object. Like ../shared/peers/tf_distributed.py the server runs in this process
-(loopback gRPC all the same). Transfer is RecvTensor of a sent tensor (1 MB and 64 MB) pulled
-with `GrpcWorker.recv_tensor`, the path a ps→worker transfer takes.
+Prints one JSON object. Measures exactly what ../shared/peers/tf_distributed.py measures under
+TensorFlow: two servers (ps, worker) of one cluster in this process (loopback TCP all the
+same); a float32 variable of 1 MB / 64 MB on the ps reduced by `reduce_sum` on the worker, in a
+session on the worker's target, so every step pulls the variable ps→worker (`transfer_*`:
+mean step time and the GB/s it implies, reduce included as in TF's figure); and the mean
+`sess.run` of `constant + 1` on the worker's own target (`remote_run_latency_us`; `_min_us`
+is the fastest run). `pull_*` times `GrpcWorker.recv_tensor` alone (the wire, no step), and
+`grpc_noop_floor_us` a no-op unary gRPC call on loopback: gRPC Python's own floor.
 """
 
 from __future__ import annotations
 
 import json
+import random
+import socket
 import time
 
 import numpy as np
@@ -18,59 +25,129 @@ from tensorweave.distributed.grpc_worker import GrpcWorker
 from tensorweave.distributed.server import Server
 from tensorweave.runtime.rendezvous import make_key
 
-DEV = "/job:localhost/replica:0/task:0/device:CPU:0"
-PEER = "/job:worker/replica:0/task:1/device:CPU:0"
+PEER = "/job:worker/replica:0/task:9/device:CPU:0"
 
 
-def remote_latency_us(target: str, n: int = 500) -> float:
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def remote_latency_us(target: str, n: int = 500) -> tuple[float, float]:
+    """(mean, min) µs of `sess.run` of a trivial graph on the server at `target`."""
     g = tf.Graph()
     with g.as_default():
-        a = tf.constant(1.0) + 1.0
+        with tf.device("/job:worker/task:0"):
+            a = tf.constant(1.0) + 1.0
         with tf.Session(target) as sess:
             for _ in range(20):
                 sess.run(a)
-            t = time.perf_counter()
+            times = []
             for _ in range(n):
+                t = time.perf_counter()
                 sess.run(a)
-            return (time.perf_counter() - t) / n * 1e6
+                times.append(time.perf_counter() - t)
+    return sum(times) / n * 1e6, min(times) * 1e6
 
 
-def _sender(edge: str) -> ir.GraphDef:
-    attrs = {"tensor_name": edge, "send_device": DEV, "send_device_incarnation": 1,
-             "recv_device": PEER, "client_terminated": False, "T": dtypes.float32}
+def transfer_ms(target: str, mb: int, k: int) -> float:
+    """Mean step time (ms) of `reduce_sum` on the worker of an `mb` MB variable on the ps."""
+    n = mb * 1024 * 1024 // 4
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(tf.ones([n]), name=f"v{mb}")
+        with tf.device("/job:worker/task:0"):
+            s = tf.reduce_sum(v)
+        with tf.Session(target) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(s)
+            t = time.perf_counter()
+            for _ in range(k):
+                sess.run(s)
+            return (time.perf_counter() - t) / k * 1e3
+
+
+def _filler(edge: str, dev: str, n: int) -> ir.GraphDef:
+    """A partition that fills n float32 ones on the server and sends them under `edge`."""
+    f32, i32 = dtypes.float32, dtypes.int32
+    attrs = {"tensor_name": edge, "send_device": dev, "send_device_incarnation": 1,
+             "recv_device": PEER, "client_terminated": False, "T": f32}
     return ir.GraphDef(nodes=[
-        ir.NodeDef("x", "_Arg", [], DEV, {"T": dtypes.float32, "index": 0}),
-        ir.NodeDef("x/_send", "_Send", ["x"], DEV, attrs),
+        ir.NodeDef("dims", "Const", [], dev, {"dtype": i32, "value": np.array([n], np.int32)}),
+        ir.NodeDef("one", "Const", [], dev, {"dtype": f32, "value": np.float32(1)}),
+        ir.NodeDef("x", "Fill", ["dims", "one"], dev, {"T": f32, "index_type": i32}),
+        ir.NodeDef("x/_send", "_Send", ["x"], dev, attrs),
     ])
 
 
-def transfer_ms(server: Server, mb: int, k: int) -> float:
-    """Mean time of one RecvTensor of an `mb` MB float32 tensor (the send is local)."""
-    worker = GrpcWorker(server.target)
-    handle = worker.register_graph(_sender(f"edge_{mb}"), DEV)
-    x = np.ones(mb * 1024 * 1024 // 4, np.float32)
-    key = make_key(DEV, 1, PEER, f"edge_{mb}")
+def pull_ms(target: str, dev: str, mb: int, k: int) -> float:
+    """Mean time (ms) of one `recv_tensor` of an `mb` MB float32 tensor made on the server."""
+    worker = GrpcWorker(target)
+    handle = worker.register_graph(_filler(f"edge_{mb}", dev, mb * 1024 * 1024 // 4), dev)
+    key = make_key(dev, 1, PEER, f"edge_{mb}")
     total = 0.0
-    for step in range(k + 2):
-        worker.run_graph(handle, step + 1, [x], {})
+    for i in range(k + 2):
+        step = random.getrandbits(62) + 1  # NOTE: a task remembers cleaned-up step ids
+        worker.run_graph(handle, step, [], {})
         t = time.perf_counter()
-        worker.recv_tensor(step + 1, key, timeout_s=60)
-        if step >= 2:
+        value, _ = worker.recv_tensor(step, key, timeout_s=60)
+        if i >= 2:
             total += time.perf_counter() - t
-        worker.cleanup_graph(step + 1)
+        assert value.nbytes == mb * 1024 * 1024
+        worker.cleanup_graph(step)
+    worker.deregister_graph(handle)
     return total / k * 1e3
 
 
-def main() -> None:
-    server = Server.create_local_server()
+def grpc_noop_floor_us(n: int = 500) -> float:
+    """Mean µs of a no-op unary call to a gRPC Python server in this process."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import grpc
+
+    handler = grpc.unary_unary_rpc_method_handler(lambda request, context: b"")
+    server = grpc.server(ThreadPoolExecutor(4), options=[("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+        "Floor", {"Noop": handler}),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
     try:
-        res = {"remote_run_latency_us": remote_latency_us(server.target)}
+        call = grpc.insecure_channel(f"127.0.0.1:{port}").unary_unary("/Floor/Noop")
+        for _ in range(50):
+            call(b"", timeout=10)
+        t = time.perf_counter()
+        for _ in range(n):
+            call(b"", timeout=10)
+        return (time.perf_counter() - t) / n * 1e6
+    finally:
+        server.stop(0)
+
+
+def main() -> None:
+    cluster = {"ps": [f"127.0.0.1:{_port()}"], "worker": [f"127.0.0.1:{_port()}"]}
+    ps = Server(cluster, job_name="ps", task_index=0)
+    wk = Server(cluster, job_name="worker", task_index=0)
+    res: dict[str, float] = {}
+    try:
         for mb, k in ((1, 20), (64, 10)):
-            ms = transfer_ms(server, mb, k)
+            ms = transfer_ms(wk.target, mb, k)
             res[f"transfer_{mb}MB_ms"] = ms
             res[f"transfer_{mb}MB_GBps"] = mb / 1024 / (ms / 1e3)
+        mean, best = remote_latency_us(wk.target)
+        res["remote_run_latency_us"] = mean
+        res["remote_run_latency_min_us"] = best
+        ps_dev = "/job:ps/replica:0/task:0/device:CPU:0"
+        for mb, k in ((1, 20), (64, 10)):
+            ms = pull_ms(ps.target, ps_dev, mb, k)
+            res[f"pull_{mb}MB_ms"] = ms
+            res[f"pull_{mb}MB_GBps"] = mb / 1024 / (ms / 1e3)
+        res["grpc_noop_floor_us"] = grpc_noop_floor_us()
     finally:
-        server.stop()
+        wk.stop()
+        ps.stop()
     print(json.dumps({k: round(v, 3) for k, v in res.items()}, indent=1))
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import grpc
 import numpy as np
+from google.protobuf.message import DecodeError
 
 from tensorweave import dtypes, errors, ir
+from tensorweave.distributed import bulk_wire
 from tensorweave.distributed.rpc import (
     CONNECT_DEADLINE_S,
     CONTROL_DEADLINE_S,
@@ -22,7 +24,7 @@ from tensorweave.distributed.rpc import (
     run_deadline,
 )
 from tensorweave.master.master import MasterInterface
-from tensorweave.proto import config_pb2, convert, device_attributes_pb2
+from tensorweave.proto import config_pb2, convert, device_attributes_pb2, tensor_pb2
 from tensorweave.proto import master_service_pb2 as pb
 from tensorweave.proto import master_service_pb2_grpc as pb_grpc
 
@@ -137,6 +139,40 @@ def device_from_proto(p: device_attributes_pb2.DeviceAttributes) -> dict:
             "incarnation": p.incarnation}
 
 
+# NOTE: a step's feeds and fetches are converted on every run; these skip convert's general
+# path for numeric arrays (raw `tensor_content` at every size, which convert reads back).
+_SHAPES: dict[tuple, object] = {}
+
+
+def tensor_proto(value) -> tensor_pb2.TensorProto:
+    """`convert.tensor_to_proto(value)`, fast for numeric arrays."""
+    arr = np.asarray(value)
+    enum = bulk_wire.raw_enum(arr.dtype)
+    if enum is None or arr.dtype.byteorder == ">":
+        return convert.tensor_to_proto(arr)
+    shape = _SHAPES.get(arr.shape)
+    if shape is None:
+        shape = _SHAPES[arr.shape] = convert.shape_to_proto(arr.shape)
+    return tensor_pb2.TensorProto(dtype=enum, tensor_shape=shape, tensor_content=arr.tobytes())
+
+
+def tensor_value(proto: tensor_pb2.TensorProto) -> np.ndarray:
+    """`convert.tensor_from_proto(proto)` (a new, writable array), fast for raw content."""
+    content = proto.tensor_content
+    if content:
+        try:
+            npd = bulk_wire.wire_dtype(proto.dtype)
+        except (TypeError, ValueError):
+            npd = None
+        dims = [d.size for d in proto.tensor_shape.dim]
+        if npd is not None and npd.kind in "biufc" and npd.isnative and min(dims, default=0) >= 0:
+            try:
+                return np.frombuffer(bytearray(content), npd).reshape(dims)
+            except ValueError:
+                pass  # NOTE: the wrong byte count: convert says so
+    return convert.tensor_from_proto(proto)
+
+
 # -- client ----------------------------------------------------------------------------------
 def _connect_deadline(config) -> float:
     ms = 0
@@ -163,7 +199,10 @@ class GrpcMaster(MasterInterface):
         self.address = target[len("grpc://"):]
         self.connect_deadline_s = connect_deadline_s
         self._stub = pb_grpc.MasterServiceStub(channel_for(self.address))
+        self._run = self._stub.RunCallable
         self._run_timeouts: dict[str, float] = {}
+        self._fast = None          # the server's BulkClient, which runs steps without gRPC
+        self._fast_known = False   # whether the server was asked for its bulk port
 
     def _call(self, method: str, request, timeout: float):
         try:
@@ -199,17 +238,50 @@ class GrpcMaster(MasterInterface):
         return int(resp.handle), [dtypes.as_dtype(d) for d in resp.feed_dtype]
 
     def run_callable(self, handle, callable_id, feed_values, options=None):
+        """Runs a step over the server's bulk port when it has one (learned once, from
+        GetStatus), else over gRPC; the same request and response messages either way."""
         req = pb.RunCallableRequest(session_handle=handle, handle=callable_id,
-                                    feed=[convert.tensor_to_proto(v) for v in feed_values])
+                                    feed=[tensor_proto(v) for v in feed_values])
         step_s = self._run_timeouts.get(handle)
         if options is not None:
             req.options.CopyFrom(options_to_proto(options))
             req.has_options = True
             if options.get("timeout_in_ms"):
                 step_s = options["timeout_in_ms"] / 1000.0
-        resp = self._call("RunCallable", req, run_deadline(step_s))
-        values = [convert.tensor_from_proto(t) for t in resp.fetch]
+        fast = self._fast if self._fast_known else self._learn_fast()
+        if fast is not None:
+            resp = self._run_fast(fast, req, run_deadline(step_s))
+        else:
+            try:
+                resp = self._run(req, timeout=run_deadline(step_s))
+            except grpc.RpcError as e:
+                raise error_from_rpc(e, self.address) from None
+        values = [tensor_value(t) for t in resp.fetch]
         return values, (metadata_from_proto(resp.metadata) if resp.has_metadata else None)
+
+    def _run_fast(self, fast, req, timeout: float) -> pb.RunCallableResponse:
+        try:
+            raw = fast.call(RUN_CALLABLE_CALL, req.SerializeToString(), timeout)
+        except errors.UnavailableError:
+            self._fast_known = False  # NOTE: a restarted server has another port: ask again
+            raise
+        return pb.RunCallableResponse.FromString(raw)
+
+    def _learn_fast(self):
+        """The server's BulkClient, or None (no bulk port, TLS, or no worker service)."""
+        from tensorweave.distributed import bulk
+        from tensorweave.distributed.grpc_worker import GrpcWorker
+
+        self._fast = None
+        if bulk.client_enabled():
+            try:
+                self._fast = GrpcWorker(self.address).bulk_client(self.connect_deadline_s)
+            except (errors.UnavailableError, errors.DeadlineExceededError):
+                return None  # NOTE: no answer: this step takes gRPC; ask again next time
+            except errors.OpError:
+                pass  # no worker service there: steps go over gRPC
+        self._fast_known = True
+        return self._fast
 
     def release_callable(self, handle, callable_id) -> None:
         self._call("ReleaseCallable",
@@ -263,18 +335,28 @@ class MasterServicer(pb_grpc.MasterServiceServicer):
         return pb.MakeCallableResponse(
             handle=cid, feed_dtype=[dtypes.as_dtype(d).as_datatype_enum for d in feed_dtypes])
 
-    @rpc_method
-    def RunCallable(self, request):
-        feeds = [convert.tensor_from_proto(t) for t in request.feed]
+    def run_callable(self, request: pb.RunCallableRequest) -> pb.RunCallableResponse:
+        """One step (RunCallable's body, also served on the bulk port). Raises OpError."""
+        feeds = [tensor_value(t) for t in request.feed]
         options = options_from_proto(request.options) if request.has_options else None
         values, meta = self.master.run_callable(request.session_handle, request.handle,
                                                 feeds, options)
-        resp = pb.RunCallableResponse(fetch=[convert.tensor_to_proto(np.asarray(v))
-                                             for v in values])
+        resp = pb.RunCallableResponse(fetch=[tensor_proto(v) for v in values])
         if meta:
             resp.metadata.CopyFrom(metadata_to_proto(meta))
             resp.has_metadata = True
         return resp
+
+    RunCallable = rpc_method(run_callable)
+
+    def run_callable_bytes(self, body: bytes) -> bytes:
+        """`run_callable` of a serialized request, serialized (the bulk port's handler)."""
+        try:
+            request = pb.RunCallableRequest.FromString(body)
+        except DecodeError as e:
+            raise errors.InvalidArgumentError(
+                None, None, f"Malformed RunCallable request: {e}") from None
+        return self.run_callable(request).SerializeToString()
 
     @rpc_method
     def ReleaseCallable(self, request):
@@ -292,10 +374,20 @@ class MasterServicer(pb_grpc.MasterServiceServicer):
         return pb.ResetResponse()
 
 
+# The bulk transport's method id of RunCallable (distributed/bulk.py).
+RUN_CALLABLE_CALL = 1
+
+
+def master_calls(master: MasterInterface) -> dict:
+    """The master methods a server also answers on its bulk port: {method id: handler}."""
+    return {RUN_CALLABLE_CALL: MasterServicer(master).run_callable_bytes}
+
+
 def add_master_service(master: MasterInterface, server: grpc.Server) -> MasterServicer:
     servicer = MasterServicer(master)
     pb_grpc.add_MasterServiceServicer_to_server(servicer, server)
     return servicer
 
 
-__all__ = ["GrpcMaster", "MasterServicer", "connect", "add_master_service"]
+__all__ = ["GrpcMaster", "MasterServicer", "connect", "add_master_service", "master_calls",
+           "tensor_proto", "tensor_value"]

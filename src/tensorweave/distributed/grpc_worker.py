@@ -12,9 +12,10 @@ import time
 
 import grpc
 import numpy as np
+from google.protobuf.message import DecodeError
 
 from tensorweave import errors, ir
-from tensorweave.distributed import transfer
+from tensorweave.distributed import bulk, transfer
 from tensorweave.distributed.grpc_master import (
     device_from_proto,
     device_to_proto,
@@ -22,10 +23,14 @@ from tensorweave.distributed.grpc_master import (
     metadata_from_proto,
     metadata_to_proto,
     shapes_to_proto,
+    tensor_proto,
+    tensor_value,
 )
 from tensorweave.distributed.remote import StepTable
 from tensorweave.distributed.rpc import (
     CONTROL_DEADLINE_S,
+    NODE_KEY,
+    OP_KEY,
     channel_for,
     error_from_rpc,
     node_metadata,
@@ -47,11 +52,18 @@ class GrpcWorker(WorkerInterface):
     Control calls have `CONTROL_DEADLINE_S`; a step's call its remaining time (from `ctx` or
     `options["timeout_s"]`) plus a grace. Raises the server's `errors.*` class with its message;
     an unreachable task gives UnavailableError naming its address.
+
+    Once GetStatus has named the task's bulk port (distributed/bulk.py; `get_status`, or the
+    first `recv_tensor`), tensors are pulled and the per-step calls (RunGraph, CleanupGraph)
+    made through it, with the same messages and errors; without one, everything is gRPC.
+    Thread-safe.
     """
 
     def __init__(self, address: str):
         self.address = address.removeprefix("grpc://")
         self._stub = pb_grpc.WorkerServiceStub(channel_for(self.address))
+        self._bulk: bulk.BulkClient | None = None
+        self._bulk_known = False  # whether GetStatus has told the task's bulk port
 
     def _call(self, method: str, request, timeout: float):
         try:
@@ -61,7 +73,20 @@ class GrpcWorker(WorkerInterface):
 
     def get_status(self, timeout: float = CONTROL_DEADLINE_S) -> list[dict]:
         resp = self._call("GetStatus", pb.GetStatusRequest(), timeout)
+        self._learn_bulk_port(resp.bulk_port)
         return [device_from_proto(d) for d in resp.device_attributes]
+
+    def bulk_client(self, timeout: float = CONTROL_DEADLINE_S):
+        """The task's `bulk.BulkClient` (None when it has no bulk port, or with TLS), asking
+        GetStatus the first time."""
+        if not self._bulk_known:
+            self.get_status(timeout)
+        return self._bulk
+
+    def _learn_bulk_port(self, port: int) -> None:
+        use = port > 0 and bulk.client_enabled()
+        self._bulk = bulk.client_for(_host_of(self.address), port) if use else None
+        self._bulk_known = True
 
     def register_graph(self, graph_def: ir.GraphDef, device: str,
                        options: dict | None = None) -> str:
@@ -69,6 +94,18 @@ class GrpcWorker(WorkerInterface):
                                       dataflow=bool((options or {}).get("dataflow")))
         shapes_to_proto(graph_def.shapes, req.output_shapes)
         return self._call("RegisterGraph", req, CONTROL_DEADLINE_S).graph_handle
+
+    def _unary(self, method: str, request, timeout: float):
+        """`method` over the task's bulk port when it is known to have one, else gRPC."""
+        call = _BULK_METHODS.get(method) if self._bulk_known and self._bulk else None
+        if call is None:
+            return self._call(method, request, timeout)
+        try:
+            raw = self._bulk.call(call[0], request.SerializeToString(), timeout)
+        except errors.UnavailableError:
+            self._bulk_known = False  # NOTE: a restarted task has another port: ask again
+            raise
+        return call[2].FromString(raw)
 
     def deregister_graph(self, handle: str) -> None:
         self._call("DeregisterGraph", pb.DeregisterGraphRequest(graph_handle=handle),
@@ -78,13 +115,13 @@ class GrpcWorker(WorkerInterface):
         step_s = ctx.remaining() if ctx is not None else options.get("timeout_s")
         req = pb.RunGraphRequest(
             graph_handle=handle, step_id=step_id,
-            arg=[convert.tensor_to_proto(np.asarray(a)) for a in args],
+            arg=[tensor_proto(a) for a in args],
             exec_opts=pb.ExecutorOpts(record_timeline=bool(options.get("trace")),
                                       timeout_in_ms=int(step_s * 1000) if step_s else 0))
         if step_s is not None and step_s <= 0:
             raise errors.DeadlineExceededError(None, None, "The step's deadline has passed")
-        resp = self._call("RunGraph", req, run_deadline(step_s))
-        values = [convert.tensor_from_proto(t) for t in resp.retval]
+        resp = self._unary("RunGraph", req, run_deadline(step_s))
+        values = [tensor_value(t) for t in resp.retval]
         stats = None
         if resp.has_step_stats:
             from tensorweave.proto import config_pb2
@@ -96,7 +133,8 @@ class GrpcWorker(WorkerInterface):
 
     def cleanup_graph(self, step_id: int) -> None:
         """Drops the step's rendezvous on the task (after every partition of it finished)."""
-        self._call("CleanupGraph", pb.CleanupGraphRequest(step_id=step_id), CONTROL_DEADLINE_S)
+        self._unary("CleanupGraph", pb.CleanupGraphRequest(step_id=step_id),
+                    CONTROL_DEADLINE_S)
 
     def cleanup_all(self, containers=None) -> None:
         self._call("CleanupAll", pb.CleanupAllRequest(container=list(containers or [])),
@@ -105,13 +143,102 @@ class GrpcWorker(WorkerInterface):
     def recv_tensor(self, step_id: int, key: str,
                     timeout_s: float | None = None) -> tuple[object, bool]:
         """(value, is_dead) of rendezvous `key` in step `step_id` on the task; waits for the
-        sender up to `timeout_s` (None: the run backstop)."""
+        sender up to `timeout_s` (None: the run backstop).
+
+        Pulls over the task's bulk port (distributed/bulk.py) when it has one, learned once
+        from GetStatus; else streams over gRPC.
+        """
+        client = self.bulk_client(CONTROL_DEADLINE_S if timeout_s is None
+                                  else min(CONTROL_DEADLINE_S, max(1.0, timeout_s)))
+        if client is not None:
+            try:
+                return client.recv_tensor(step_id, key, timeout_s)
+            except errors.UnavailableError:
+                self._bulk_known = False  # NOTE: a restarted task has another port: ask again
+                raise
         req = pb.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
         try:
             timeout = run_deadline(None) if timeout_s is None else timeout_s
             return transfer.from_chunks(self._stub.RecvTensor(req, timeout=timeout))
         except grpc.RpcError as e:
             raise error_from_rpc(e, self.address) from None
+
+
+def _host_of(address: str) -> str:
+    """`host` of `host:port` (IPv6 brackets removed)."""
+    return address.rpartition(":")[0].strip("[]") or "127.0.0.1"
+
+
+# -- the per-step worker calls on the bulk port ------------------------------------------------
+# gRPC method -> (bulk method id, request class, response class). The master's RunCallable is
+# id 1 (grpc_master.RUN_CALLABLE_CALL).
+_BULK_METHODS = {
+    "RunGraph": (2, pb.RunGraphRequest, pb.RunGraphResponse),
+    "CleanupGraph": (3, pb.CleanupGraphRequest, pb.CleanupGraphResponse),
+}
+
+
+def worker_calls(servicer: WorkerServicer) -> dict:
+    """The worker methods a server also answers on its bulk port ({method id: handler}):
+    the servicer's own gRPC methods, run with a `_BulkContext`."""
+    return {ident: _bulk_handler(getattr(servicer, method), method, request_cls)
+            for method, (ident, request_cls, _) in _BULK_METHODS.items()}
+
+
+def _bulk_handler(method_fn, method: str, request_cls):
+    def handle(body) -> bytes:
+        try:
+            request = request_cls.FromString(body)
+        except DecodeError as e:
+            raise errors.InvalidArgumentError(
+                None, None, f"Malformed {method} request: {e}") from None
+        context = _BulkContext()
+        try:
+            return method_fn(request, context).SerializeToString()
+        finally:
+            context.terminate()
+
+    return handle
+
+
+class _BulkContext:
+    """The `grpc.ServicerContext` of a call that came over the bulk port, as far as servicer
+    methods use it: `abort` raises the errors.* class of its status, naming the node that
+    `set_trailing_metadata` named (as the client of a gRPC call would see it)."""
+
+    def __init__(self):
+        self._trailing: tuple = ()
+        self._callbacks: list = []
+
+    def set_trailing_metadata(self, metadata) -> None:
+        self._trailing = tuple(metadata or ())
+
+    def abort(self, code: grpc.StatusCode, details: str):
+        meta = dict(self._trailing)
+        node = ir.NodeDef(meta[NODE_KEY], meta.get(OP_KEY, "")) if meta.get(NODE_KEY) else None
+        raise errors.make_error(code.value[0], details, node)
+
+    def time_remaining(self) -> None:
+        return None  # NOTE: the bulk client enforces its own deadline
+
+    def is_active(self) -> bool:
+        return True
+
+    def add_callback(self, callback) -> bool:
+        """`callback()` runs when the call ends (as gRPC does; a bulk call is never cancelled)."""
+        self._callbacks.append(callback)
+        return True
+
+    def terminate(self) -> None:
+        callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def invocation_metadata(self) -> tuple:
+        return ()
+
+    def peer(self) -> str:
+        return "bulk"
 
 
 # -- server side -----------------------------------------------------------------------------
@@ -137,10 +264,13 @@ class WorkerServicer(pb_grpc.WorkerServiceServicer):
         self.worker = worker
         self.steps = steps if steps is not None else StepTable()
 
+    bulk_port = 0  # the task's bulk tensor port (distributed/bulk.py), set by its Server
+
     @rpc_method
     def GetStatus(self, request):
         return pb.GetStatusResponse(
-            device_attributes=[device_to_proto(d) for d in self.worker.get_status()])
+            device_attributes=[device_to_proto(d) for d in self.worker.get_status()],
+            bulk_port=self.bulk_port)
 
     @rpc_method
     def RegisterGraph(self, request):
@@ -198,4 +328,5 @@ def add_worker_service(worker: LocalWorker, server: grpc.Server,
     return servicer
 
 
-__all__ = ["GrpcWorker", "WorkerServicer", "StepTable", "add_worker_service"]
+__all__ = ["GrpcWorker", "WorkerServicer", "StepTable", "add_worker_service",
+           "worker_calls"]

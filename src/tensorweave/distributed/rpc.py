@@ -21,6 +21,11 @@ CHANNEL_OPTIONS = [
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_metadata_size", MAX_METADATA_BYTES),
+    # NOTE: gRPC backs off up to 2 min between reconnects; a restarted task must be reachable
+    # again within a second, not minutes.
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
 ]
 CONTROL_DEADLINE_S = 60.0       # registering, releasing, closing, listing, resetting
 CONNECT_DEADLINE_S = 10.0       # reaching a server, unless operation_timeout_in_ms says
@@ -40,7 +45,29 @@ def status_of(err: BaseException) -> tuple[grpc.StatusCode, str]:
         return _STATUS_BY_CODE.get(err.error_code, grpc.StatusCode.UNKNOWN), err.message
     if isinstance(err, (ValueError, TypeError)):
         return grpc.StatusCode.INVALID_ARGUMENT, f"{type(err).__name__}: {err}"
+    if isinstance(err, MemoryError):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, f"Out of memory: {err}"
     return grpc.StatusCode.INTERNAL, f"{type(err).__name__}: {err}"
+
+
+_PLAINTEXT_HINT = (
+    "\nHINT: a server that serves TLS closes plaintext connections like this; if it does, "
+    "give this client the CA that signed its certificate (TENSORWEAVE_TLS_CA, or "
+    "tensorweave.distributed.security.configure(tls_ca=...))")
+_CLIENT_CERT_HINT = (
+    "\nHINT: a server that requires client certificates closes connections without one like "
+    "this; give this client a certificate its CA signed (TENSORWEAVE_TLS_CLIENT_CERT and "
+    "TENSORWEAVE_TLS_CLIENT_KEY)")
+
+
+def _closed_hint() -> str:
+    """Why a server may have closed the connection at once, given this process's TLS."""
+    from tensorweave.distributed import security
+
+    config = security.current()
+    if not config.uses_tls:
+        return _PLAINTEXT_HINT
+    return "" if config.client_cert or config.tls_cert else _CLIENT_CERT_HINT
 
 
 def error_from_rpc(e: grpc.RpcError, address: str) -> errors.OpError:
@@ -51,6 +78,8 @@ def error_from_rpc(e: grpc.RpcError, address: str) -> errors.OpError:
     value = code.value[0] if code is not None else errors.UNKNOWN
     if value in (errors.UNAVAILABLE, errors.DEADLINE_EXCEEDED) and address not in details:
         details = f"{details} (server at {address})"
+    if value == errors.UNAVAILABLE and "Socket closed" in details:
+        details += _closed_hint()
     meta = dict(e.trailing_metadata() or ()) if hasattr(e, "trailing_metadata") else {}
     node = None
     if meta.get(NODE_KEY):
@@ -67,17 +96,123 @@ def node_metadata(err: BaseException) -> tuple:
 
 
 
-_channels: dict[str, grpc.Channel] = {}
+_channels: dict[tuple, grpc.Channel] = {}
 _channels_lock = threading.Lock()
 
 
 def channel_for(address: str) -> grpc.Channel:
-    """One shared channel per `host:port` (channels are thread-safe and costly to open)."""
+    """One shared channel per `host:port` and security config (channels are thread-safe and
+    costly to open): TLS when the process config has it (`security`), and the shared token
+    attached to every call when it has one."""
+    from tensorweave.distributed import security
+
+    config = security.current()
+    key = (address, config)
     with _channels_lock:
-        ch = _channels.get(address)
+        ch = _channels.get(key)
         if ch is None:
-            ch = _channels[address] = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+            ch = _channels[key] = _open_channel(address, config)
         return ch
+
+
+def _open_channel(address: str, config) -> grpc.Channel:
+    from tensorweave.distributed import security
+
+    creds = security.channel_credentials(config)
+    if creds is None:
+        ch = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+    else:
+        ch = grpc.secure_channel(address, creds, options=CHANNEL_OPTIONS)
+    return security.with_token(ch, config.token)
+
+
+# -- server side -------------------------------------------------------------------------------
+class _Malformed:
+    """A request that did not parse, and why."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str):
+        self.why = why
+
+
+def _tolerant(deserialize):
+    """`deserialize`, returning a `_Malformed` instead of raising (gRPC would end the call with
+    INTERNAL "Exception deserializing request!" and log a traceback)."""
+    if deserialize is None:
+        return None
+
+    def parse(raw: bytes):
+        try:
+            return deserialize(raw)
+        except Exception as e:  # noqa: BLE001 -- any parse failure is the caller's bad bytes
+            return _Malformed(f"{type(e).__name__}: {e}")
+
+    return parse
+
+
+class CheckedRequests(grpc.ServerInterceptor):
+    """Parses every unary request itself and runs `checks[method](request)` before the servicer.
+
+    A request that does not parse ends with INVALID_ARGUMENT naming the method; a check's
+    error ends the call with its status (`status_of`). Handlers are wrapped once per method;
+    thread-safe.
+    """
+
+    def __init__(self, checks: dict | None = None):
+        self._checks = dict(checks or {})
+        self._handlers: dict[str, grpc.RpcMethodHandler | None] = {}
+        self._lock = threading.Lock()
+
+    def intercept_service(self, continuation, handler_call_details):
+        method = handler_call_details.method
+        handler = self._handlers.get(method)
+        if handler is None:
+            handler = _checked_handler(continuation(handler_call_details), method,
+                                       self._checks.get(method))
+            with self._lock:
+                self._handlers[method] = handler
+        return handler
+
+
+def _checked_handler(handler, method: str, check):
+    if handler is None or handler.request_streaming:
+        return handler
+    behavior = handler.unary_stream if handler.response_streaming else handler.unary_unary
+    make = (grpc.unary_stream_rpc_method_handler if handler.response_streaming
+            else grpc.unary_unary_rpc_method_handler)
+    run = _checked_stream if handler.response_streaming else _checked_unary
+    return make(run(behavior, method, check),
+                request_deserializer=_tolerant(handler.request_deserializer),
+                response_serializer=handler.response_serializer)
+
+
+def _precheck(request, context, method: str, check) -> None:
+    if isinstance(request, _Malformed):
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                      f"Malformed request to {method}: {request.why}")
+    if check is not None:
+        try:
+            check(request)
+        except Exception as e:  # noqa: BLE001 -- every failure must reach the client
+            code, details = status_of(e)
+            context.abort(code, details)
+
+
+def _checked_unary(behavior, method, check):
+    def run(request, context):
+        _precheck(request, context, method, check)
+        return behavior(request, context)
+
+    return run
+
+
+def _checked_stream(behavior, method, check):
+    def run(request, context):
+        _precheck(request, context, method, check)
+        yield from behavior(request, context)
+
+    return run
 
 
 def rpc_method(fn):

@@ -14,9 +14,11 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 
 from tensorweave import errors
+from tensorweave.distributed import security
+from tensorweave.distributed.bulk import BulkServer
 from tensorweave.distributed.cluster import ClusterSpec
-from tensorweave.distributed.grpc_master import add_master_service
-from tensorweave.distributed.grpc_worker import add_worker_service
+from tensorweave.distributed.grpc_master import add_master_service, master_calls
+from tensorweave.distributed.grpc_worker import add_worker_service, worker_calls
 from tensorweave.distributed.rpc import CHANNEL_OPTIONS
 
 DEFAULT_HOST = "127.0.0.1"
@@ -36,6 +38,10 @@ class Server:
       protocol: only "grpc".
       config: a ConfigProto or dict; `device_count["CPU"]` sets the number of CPU devices.
       start: start serving now.
+      token: the shared token every call must carry (str or bytes); default: the process's
+        (`security.configure`, TENSORWEAVE_RPC_TOKEN), if any.
+      tls: {"cert": path, "key": path, "ca": path (optional: require client certificates)}
+        to serve TLS; default: the process's TLS files, if any (see distributed/security.py).
 
     The server binds to its task's address in the cluster (host:port; port 0 picks a free
     port, reflected in `target`).
@@ -45,21 +51,29 @@ class Server:
     """
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol="grpc",
-                 config=None, start=True):
+                 config=None, start=True, *, token=None, tls=None):
         if protocol != "grpc":
             raise ValueError(f"Unsupported protocol {protocol!r} (only 'grpc')")
         self.cluster_spec = ClusterSpec(server_or_cluster_def)
         self.job_name, self.task_index = _task_of(self.cluster_spec, job_name, task_index)
         host, port = _split(self.cluster_spec.task_address(self.job_name, self.task_index))
+        self.security = security.for_server(token, tls)
+        credentials = security.server_credentials(self.security)  # reads the PEM files
         self._master, self._worker, self._steps = _make_master(
             self.cluster_spec, self.job_name, self.task_index, config)
         self._rpc_pool = ThreadPoolExecutor(max_workers=RPC_THREADS, thread_name_prefix="tw-rpc")
         self._grpc = grpc.server(self._rpc_pool,
+                                 interceptors=security.server_interceptors(self.security),
                                  options=CHANNEL_OPTIONS + [("grpc.so_reuseport", 0)])
         add_master_service(self._master, self._grpc)
-        add_worker_service(self._worker, self._grpc, self._steps)
-        self.port = _bind(self._grpc, host, port)
+        servicer = add_worker_service(self._worker, self._grpc, self._steps)
+        self.port = _bind(self._grpc, host, port, credentials)
         self.host = host
+        # NOTE: tensors between tasks and client steps skip gRPC: a raw TCP port on the same
+        # host (distributed/bulk.py; 0: off)
+        calls = {**master_calls(self._master), **worker_calls(servicer)}
+        self._bulk = BulkServer(self._steps, host, self.security, calls)
+        servicer.bulk_port = self._bulk.port
         self._started = False
         self._stopped = threading.Event()
         if start:
@@ -87,6 +101,7 @@ class Server:
             raise errors.FailedPreconditionError(None, None, "The server has been stopped")
         if not self._started:
             self._grpc.start()
+            self._bulk.start()
             self._started = True
 
     def join(self, timeout: float | None = None) -> None:
@@ -98,6 +113,7 @@ class Server:
         if self._stopped.is_set():
             return
         self._grpc.stop(grace).wait()
+        self._bulk.stop()
         self._rpc_pool.shutdown(wait=True)
         self._worker.cleanup_all()
         self._worker.close()
@@ -135,10 +151,12 @@ def _split(address: str) -> tuple[str, int]:
         raise ValueError(f"Bad port in task address {address!r}") from None
 
 
-def _bind(server: grpc.Server, host: str, port: int) -> int:
+def _bind(server: grpc.Server, host: str, port: int, credentials=None) -> int:
+    """Binds `host:port` (TLS with `credentials`, else plaintext); returns the bound port."""
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
-        bound = server.add_insecure_port(address)
+        bound = (server.add_insecure_port(address) if credentials is None
+                 else server.add_secure_port(address, credentials))
     except RuntimeError as e:
         bound, why = 0, str(e)
     else:

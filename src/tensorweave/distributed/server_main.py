@@ -2,6 +2,8 @@
 
 Prints `target grpc://host:port` on its first stdout line once serving (so a parent started
 with port 0 learns the port), then serves until SIGTERM/SIGINT, and exits 0 after a clean stop.
+`--token-file` and `--tls-*` override the TENSORWEAVE_RPC_TOKEN / TENSORWEAVE_TLS_* settings
+for the whole process: what the server accepts and how it calls other tasks.
 """
 
 from __future__ import annotations
@@ -18,12 +20,36 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to bind without --cluster")
     p.add_argument("--port", type=int, default=0, help="port without --cluster (0: a free one)")
     p.add_argument("--cpus", type=int, default=1, help="CPU devices of this task")
+    p.add_argument("--token-file", help="file holding the shared token every call must carry")
+    p.add_argument("--tls-cert", help="PEM certificate chain to serve TLS with (with --tls-key)")
+    p.add_argument("--tls-key", help="PEM private key of --tls-cert")
+    p.add_argument("--tls-ca", help="PEM root certificates: require client certificates they "
+                                    "signed, and verify other tasks with them")
+
+
+def configure_security(args) -> None:
+    """Applies `--token-file` / `--tls-*` to this process's security config.
+
+    Raises: OSError (an unreadable token file), ValueError (a bad token, --tls-cert without
+    --tls-key)."""
+    from tensorweave.distributed import security
+
+    changes: dict = {}
+    if args.token_file:
+        with open(args.token_file, "rb") as f:
+            changes["token"] = f.read()
+    for flag in ("tls_cert", "tls_key", "tls_ca"):
+        if getattr(args, flag, None):
+            changes[flag] = getattr(args, flag)
+    if changes:
+        security.set_config(security.current().replace(**changes))
 
 
 def serve(args) -> int:
     """Runs a server from parsed `add_args` arguments until a signal stops it."""
     from tensorweave.distributed.server import Server
 
+    configure_security(args)
     config = {"device_count": {"CPU": args.cpus}}
     if args.cluster:
         server = Server(args.cluster, args.job, args.task, config=config)

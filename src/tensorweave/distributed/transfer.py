@@ -3,6 +3,8 @@
 A numeric tensor travels as a header (dtype and shape) followed by its little-endian element
 bytes cut into `CHUNK_BYTES` pieces, so no gRPC message limit (4 MB default, 2 GB hard) bounds
 a tensor's size; other tensors (strings, scalars, empty) travel whole in the header.
+This is the fallback: a task with a bulk port (distributed/bulk.py, ~3x faster) serves pulls
+there, and with TLS configured everything takes this path.
 """
 
 from __future__ import annotations

@@ -182,7 +182,9 @@ class LocalMaster(MasterInterface):
             if sess.pool is not None:
                 sess.pool.shutdown(wait=False)
             if self._shared is not None:
-                for c in sess.callables.values():
+                with sess.lock:  # NOTE: another thread of the client may still be building
+                    callables = list(sess.callables.values())
+                for c in callables:
                     _deregister(c.partitions)
                 return
             sess.worker.cleanup_all()

@@ -167,6 +167,12 @@ def _as_bytes(value: Any) -> bytes:
     raise TypeError(f"Expected str or bytes, got {type(value).__name__}")
 
 
+# NOTE: a `*_val` list shorter than the element count repeats its last value, so a message of
+# a few bytes could ask for terabytes; a tensor whose values are not all stored may decode to
+# at most this many bytes (the gRPC message limit: what the wire could have carried).
+MAX_EXPANDED_BYTES = 1 << 30
+
+
 def tensor_from_proto(proto: tensor_pb2.TensorProto) -> np.ndarray:
     """The values of `proto` as a new, writable numpy array of its dtype and shape.
 
@@ -175,7 +181,8 @@ def tensor_from_proto(proto: tensor_pb2.TensorProto) -> np.ndarray:
 
     Raises:
       TypeError: the dtype has no numpy type here (quantized types, bfloat16 without ml_dtypes).
-      ValueError: the shape is not fully defined, or the stored values do not fit it.
+      ValueError: the shape is not fully defined, the stored values do not fit it, or repeating
+        them would take more than `MAX_EXPANDED_BYTES`.
     """
     dtype = dtypes.as_dtype(proto.dtype).base_dtype
     shape = shape_from_proto(proto.tensor_shape)
@@ -205,6 +212,7 @@ def _from_content(content: bytes, dtype: DType, n: int) -> np.ndarray:
 def _from_val(proto: tensor_pb2.TensorProto, dtype: DType, n: int) -> np.ndarray:
     """`n` elements from the dtype's `*_val` field, repeating its last value (zeros if empty)."""
     values = getattr(proto, _VAL_FIELD[dtype])
+    _check_expansion(len(values), n, dtype)
     if dtype.np_dtype.kind == "O":
         return _fill_objects(values, dtype, n)
     flat = _VAL_READERS.get(dtype, _read_plain)(values, dtype)
@@ -215,6 +223,17 @@ def _from_val(proto: tensor_pb2.TensorProto, dtype: DType, n: int) -> np.ndarray
     if len(flat) < n:
         flat = np.concatenate([flat, np.repeat(flat[-1:], n - len(flat))])
     return flat
+
+
+def _check_expansion(stored: int, n: int, dtype: DType) -> None:
+    """Raises ValueError when `stored` values would repeat into more than MAX_EXPANDED_BYTES."""
+    if stored >= n:
+        return
+    size = n * dtype.np_dtype.itemsize  # NOTE: object arrays: one pointer per element
+    if size > MAX_EXPANDED_BYTES:
+        raise ValueError(f"A TensorProto of {n} {dtype.name} elements stores {stored} values; "
+                         f"repeating them would take {size} bytes, more than the "
+                         f"{MAX_EXPANDED_BYTES} allowed")
 
 
 def _read_plain(values, dtype: DType) -> np.ndarray:

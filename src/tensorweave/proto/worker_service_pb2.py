@@ -29,7 +29,7 @@ from tensorweave.proto import step_stats_pb2 as tensorweave_dot_proto_dot_step__
 from tensorweave.proto import tensor_pb2 as tensorweave_dot_proto_dot_tensor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&tensorweave/proto/worker_service.proto\x12\x0btensorweave\x1a)tensorweave/proto/device_attributes.proto\x1a\x1dtensorweave/proto/graph.proto\x1a&tensorweave/proto/master_service.proto\x1a\"tensorweave/proto/step_stats.proto\x1a\x1etensorweave/proto/tensor.proto\"\x12\n\x10GetStatusRequest\"M\n\x11GetStatusResponse\x12\x38\n\x11\x64\x65vice_attributes\x18\x01 \x03(\x0b\x32\x1d.tensorweave.DeviceAttributes\"\x9a\x02\n\x14RegisterGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12(\n\tgraph_def\x18\x02 \x01(\x0b\x32\x15.tensorweave.GraphDef\x12\x0e\n\x06\x64\x65vice\x18\x64 \x01(\t\x12\x10\n\x08\x64\x61taflow\x18\x65 \x01(\x08\x12J\n\routput_shapes\x18\x66 \x03(\x0b\x32\x33.tensorweave.RegisterGraphRequest.OutputShapesEntry\x1aR\n\x11OutputShapesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12,\n\x05value\x18\x02 \x01(\x0b\x32\x1d.tensorweave.NodeOutputShapes:\x02\x38\x01\"-\n\x15RegisterGraphResponse\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\"F\n\x16\x44\x65registerGraphRequest\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\x12\x16\n\x0esession_handle\x18\x02 \x01(\t\"\x19\n\x17\x44\x65registerGraphResponse\"u\n\x0c\x45xecutorOpts\x12\x14\n\x0crecord_costs\x18\x01 \x01(\x08\x12\x17\n\x0frecord_timeline\x18\x03 \x01(\x08\x12\x1f\n\x17record_partition_graphs\x18\x04 \x01(\x08\x12\x15\n\rtimeout_in_ms\x18\x64 \x01(\x03\"\xb9\x01\n\x0fRunGraphRequest\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\x12\x0f\n\x07step_id\x18\x02 \x01(\x03\x12,\n\texec_opts\x18\x05 \x01(\x0b\x32\x19.tensorweave.ExecutorOpts\x12\x16\n\x0esession_handle\x18\x08 \x01(\t\x12\x12\n\nrequest_id\x18\x0b \x01(\x03\x12%\n\x03\x61rg\x18\x64 \x03(\x0b\x32\x18.tensorweave.TensorProto\"\x80\x01\n\x10RunGraphResponse\x12*\n\nstep_stats\x18\x02 \x01(\x0b\x32\x16.tensorweave.StepStats\x12\x16\n\x0ehas_step_stats\x18\x64 \x01(\x08\x12(\n\x06retval\x18\x65 \x03(\x0b\x32\x18.tensorweave.TensorProto\"&\n\x13\x43leanupGraphRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\"\x16\n\x14\x43leanupGraphResponse\"&\n\x11\x43leanupAllRequest\x12\x11\n\tcontainer\x18\x01 \x03(\t\"\x14\n\x12\x43leanupAllResponse\"P\n\x11RecvTensorRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x07 \x01(\x03\"\x9b\x01\n\x12RecvTensorResponse\x12(\n\x06tensor\x18\x01 \x01(\x0b\x32\x18.tensorweave.TensorProto\x12\x0f\n\x07is_dead\x18\x02 \x01(\x08\x12\x19\n\x11send_start_micros\x18\x03 \x01(\x03\x12\x0b\n\x03raw\x18\x64 \x01(\x08\x12\x13\n\x0btotal_bytes\x18\x65 \x01(\x03\x12\r\n\x05\x63hunk\x18\x66 \x01(\x0c\x32\xcf\x04\n\rWorkerService\x12J\n\tGetStatus\x12\x1d.tensorweave.GetStatusRequest\x1a\x1e.tensorweave.GetStatusResponse\x12V\n\rRegisterGraph\x12!.tensorweave.RegisterGraphRequest\x1a\".tensorweave.RegisterGraphResponse\x12\\\n\x0f\x44\x65registerGraph\x12#.tensorweave.DeregisterGraphRequest\x1a$.tensorweave.DeregisterGraphResponse\x12G\n\x08RunGraph\x12\x1c.tensorweave.RunGraphRequest\x1a\x1d.tensorweave.RunGraphResponse\x12S\n\x0c\x43leanupGraph\x12 .tensorweave.CleanupGraphRequest\x1a!.tensorweave.CleanupGraphResponse\x12M\n\nCleanupAll\x12\x1e.tensorweave.CleanupAllRequest\x1a\x1f.tensorweave.CleanupAllResponse\x12O\n\nRecvTensor\x12\x1e.tensorweave.RecvTensorRequest\x1a\x1f.tensorweave.RecvTensorResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&tensorweave/proto/worker_service.proto\x12\x0btensorweave\x1a)tensorweave/proto/device_attributes.proto\x1a\x1dtensorweave/proto/graph.proto\x1a&tensorweave/proto/master_service.proto\x1a\"tensorweave/proto/step_stats.proto\x1a\x1etensorweave/proto/tensor.proto\"\x12\n\x10GetStatusRequest\"`\n\x11GetStatusResponse\x12\x38\n\x11\x64\x65vice_attributes\x18\x01 \x03(\x0b\x32\x1d.tensorweave.DeviceAttributes\x12\x11\n\tbulk_port\x18\x64 \x01(\x05\"\x9a\x02\n\x14RegisterGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12(\n\tgraph_def\x18\x02 \x01(\x0b\x32\x15.tensorweave.GraphDef\x12\x0e\n\x06\x64\x65vice\x18\x64 \x01(\t\x12\x10\n\x08\x64\x61taflow\x18\x65 \x01(\x08\x12J\n\routput_shapes\x18\x66 \x03(\x0b\x32\x33.tensorweave.RegisterGraphRequest.OutputShapesEntry\x1aR\n\x11OutputShapesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12,\n\x05value\x18\x02 \x01(\x0b\x32\x1d.tensorweave.NodeOutputShapes:\x02\x38\x01\"-\n\x15RegisterGraphResponse\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\"F\n\x16\x44\x65registerGraphRequest\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\x12\x16\n\x0esession_handle\x18\x02 \x01(\t\"\x19\n\x17\x44\x65registerGraphResponse\"u\n\x0c\x45xecutorOpts\x12\x14\n\x0crecord_costs\x18\x01 \x01(\x08\x12\x17\n\x0frecord_timeline\x18\x03 \x01(\x08\x12\x1f\n\x17record_partition_graphs\x18\x04 \x01(\x08\x12\x15\n\rtimeout_in_ms\x18\x64 \x01(\x03\"\xb9\x01\n\x0fRunGraphRequest\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\x12\x0f\n\x07step_id\x18\x02 \x01(\x03\x12,\n\texec_opts\x18\x05 \x01(\x0b\x32\x19.tensorweave.ExecutorOpts\x12\x16\n\x0esession_handle\x18\x08 \x01(\t\x12\x12\n\nrequest_id\x18\x0b \x01(\x03\x12%\n\x03\x61rg\x18\x64 \x03(\x0b\x32\x18.tensorweave.TensorProto\"\x80\x01\n\x10RunGraphResponse\x12*\n\nstep_stats\x18\x02 \x01(\x0b\x32\x16.tensorweave.StepStats\x12\x16\n\x0ehas_step_stats\x18\x64 \x01(\x08\x12(\n\x06retval\x18\x65 \x03(\x0b\x32\x18.tensorweave.TensorProto\"&\n\x13\x43leanupGraphRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\"\x16\n\x14\x43leanupGraphResponse\"&\n\x11\x43leanupAllRequest\x12\x11\n\tcontainer\x18\x01 \x03(\t\"\x14\n\x12\x43leanupAllResponse\"P\n\x11RecvTensorRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x07 \x01(\x03\"\x9b\x01\n\x12RecvTensorResponse\x12(\n\x06tensor\x18\x01 \x01(\x0b\x32\x18.tensorweave.TensorProto\x12\x0f\n\x07is_dead\x18\x02 \x01(\x08\x12\x19\n\x11send_start_micros\x18\x03 \x01(\x03\x12\x0b\n\x03raw\x18\x64 \x01(\x08\x12\x13\n\x0btotal_bytes\x18\x65 \x01(\x03\x12\r\n\x05\x63hunk\x18\x66 \x01(\x0c\x32\xcf\x04\n\rWorkerService\x12J\n\tGetStatus\x12\x1d.tensorweave.GetStatusRequest\x1a\x1e.tensorweave.GetStatusResponse\x12V\n\rRegisterGraph\x12!.tensorweave.RegisterGraphRequest\x1a\".tensorweave.RegisterGraphResponse\x12\\\n\x0f\x44\x65registerGraph\x12#.tensorweave.DeregisterGraphRequest\x1a$.tensorweave.DeregisterGraphResponse\x12G\n\x08RunGraph\x12\x1c.tensorweave.RunGraphRequest\x1a\x1d.tensorweave.RunGraphResponse\x12S\n\x0c\x43leanupGraph\x12 .tensorweave.CleanupGraphRequest\x1a!.tensorweave.CleanupGraphResponse\x12M\n\nCleanupAll\x12\x1e.tensorweave.CleanupAllRequest\x1a\x1f.tensorweave.CleanupAllResponse\x12O\n\nRecvTensor\x12\x1e.tensorweave.RecvTensorRequest\x1a\x1f.tensorweave.RecvTensorResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,35 +41,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETSTATUSREQUEST']._serialized_start=237
   _globals['_GETSTATUSREQUEST']._serialized_end=255
   _globals['_GETSTATUSRESPONSE']._serialized_start=257
-  _globals['_GETSTATUSRESPONSE']._serialized_end=334
-  _globals['_REGISTERGRAPHREQUEST']._serialized_start=337
-  _globals['_REGISTERGRAPHREQUEST']._serialized_end=619
-  _globals['_REGISTERGRAPHREQUEST_OUTPUTSHAPESENTRY']._serialized_start=537
-  _globals['_REGISTERGRAPHREQUEST_OUTPUTSHAPESENTRY']._serialized_end=619
-  _globals['_REGISTERGRAPHRESPONSE']._serialized_start=621
-  _globals['_REGISTERGRAPHRESPONSE']._serialized_end=666
-  _globals['_DEREGISTERGRAPHREQUEST']._serialized_start=668
-  _globals['_DEREGISTERGRAPHREQUEST']._serialized_end=738
-  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_start=740
-  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_end=765
-  _globals['_EXECUTOROPTS']._serialized_start=767
-  _globals['_EXECUTOROPTS']._serialized_end=884
-  _globals['_RUNGRAPHREQUEST']._serialized_start=887
-  _globals['_RUNGRAPHREQUEST']._serialized_end=1072
-  _globals['_RUNGRAPHRESPONSE']._serialized_start=1075
-  _globals['_RUNGRAPHRESPONSE']._serialized_end=1203
-  _globals['_CLEANUPGRAPHREQUEST']._serialized_start=1205
-  _globals['_CLEANUPGRAPHREQUEST']._serialized_end=1243
-  _globals['_CLEANUPGRAPHRESPONSE']._serialized_start=1245
-  _globals['_CLEANUPGRAPHRESPONSE']._serialized_end=1267
-  _globals['_CLEANUPALLREQUEST']._serialized_start=1269
-  _globals['_CLEANUPALLREQUEST']._serialized_end=1307
-  _globals['_CLEANUPALLRESPONSE']._serialized_start=1309
-  _globals['_CLEANUPALLRESPONSE']._serialized_end=1329
-  _globals['_RECVTENSORREQUEST']._serialized_start=1331
-  _globals['_RECVTENSORREQUEST']._serialized_end=1411
-  _globals['_RECVTENSORRESPONSE']._serialized_start=1414
-  _globals['_RECVTENSORRESPONSE']._serialized_end=1569
-  _globals['_WORKERSERVICE']._serialized_start=1572
-  _globals['_WORKERSERVICE']._serialized_end=2163
+  _globals['_GETSTATUSRESPONSE']._serialized_end=353
+  _globals['_REGISTERGRAPHREQUEST']._serialized_start=356
+  _globals['_REGISTERGRAPHREQUEST']._serialized_end=638
+  _globals['_REGISTERGRAPHREQUEST_OUTPUTSHAPESENTRY']._serialized_start=556
+  _globals['_REGISTERGRAPHREQUEST_OUTPUTSHAPESENTRY']._serialized_end=638
+  _globals['_REGISTERGRAPHRESPONSE']._serialized_start=640
+  _globals['_REGISTERGRAPHRESPONSE']._serialized_end=685
+  _globals['_DEREGISTERGRAPHREQUEST']._serialized_start=687
+  _globals['_DEREGISTERGRAPHREQUEST']._serialized_end=757
+  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_start=759
+  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_end=784
+  _globals['_EXECUTOROPTS']._serialized_start=786
+  _globals['_EXECUTOROPTS']._serialized_end=903
+  _globals['_RUNGRAPHREQUEST']._serialized_start=906
+  _globals['_RUNGRAPHREQUEST']._serialized_end=1091
+  _globals['_RUNGRAPHRESPONSE']._serialized_start=1094
+  _globals['_RUNGRAPHRESPONSE']._serialized_end=1222
+  _globals['_CLEANUPGRAPHREQUEST']._serialized_start=1224
+  _globals['_CLEANUPGRAPHREQUEST']._serialized_end=1262
+  _globals['_CLEANUPGRAPHRESPONSE']._serialized_start=1264
+  _globals['_CLEANUPGRAPHRESPONSE']._serialized_end=1286
+  _globals['_CLEANUPALLREQUEST']._serialized_start=1288
+  _globals['_CLEANUPALLREQUEST']._serialized_end=1326
+  _globals['_CLEANUPALLRESPONSE']._serialized_start=1328
+  _globals['_CLEANUPALLRESPONSE']._serialized_end=1348
+  _globals['_RECVTENSORREQUEST']._serialized_start=1350
+  _globals['_RECVTENSORREQUEST']._serialized_end=1430
+  _globals['_RECVTENSORRESPONSE']._serialized_start=1433
+  _globals['_RECVTENSORRESPONSE']._serialized_end=1588
+  _globals['_WORKERSERVICE']._serialized_start=1591
+  _globals['_WORKERSERVICE']._serialized_end=2182
 # @@protoc_insertion_point(module_scope)

@@ -16,10 +16,12 @@ class GetStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetStatusResponse(_message.Message):
-    __slots__ = ("device_attributes",)
+    __slots__ = ("device_attributes", "bulk_port")
     DEVICE_ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
+    BULK_PORT_FIELD_NUMBER: _ClassVar[int]
     device_attributes: _containers.RepeatedCompositeFieldContainer[_device_attributes_pb2.DeviceAttributes]
-    def __init__(self, device_attributes: _Optional[_Iterable[_Union[_device_attributes_pb2.DeviceAttributes, _Mapping]]] = ...) -> None: ...
+    bulk_port: int
+    def __init__(self, device_attributes: _Optional[_Iterable[_Union[_device_attributes_pb2.DeviceAttributes, _Mapping]]] = ..., bulk_port: _Optional[int] = ...) -> None: ...
 
 class RegisterGraphRequest(_message.Message):
     __slots__ = ("session_handle", "graph_def", "device", "dataflow", "output_shapes")
