@@ -7,3 +7,9 @@ from tensorweave.ops.nn_losses import *  # noqa: F403
 from tensorweave.ops.nn_norm import *  # noqa: F403
 from tensorweave.ops.nn_ops import *  # noqa: F403
 from tensorweave.ops.random_ops import dropout  # noqa: F401
+from tensorweave.training.rnn import rnn_cell  # noqa: F401
+from tensorweave.training.rnn.rnn import bidirectional_dynamic_rnn, dynamic_rnn  # noqa: F401
+from tensorweave.training.rnn.static_rnn import (  # noqa: F401
+    static_bidirectional_rnn,
+    static_rnn,
+)

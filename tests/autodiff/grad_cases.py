@@ -431,6 +431,29 @@ add(GradCase(("Switch", "Merge"), _cond(True), [u(-1, 1), u(-1, 1)], name="true"
     GradCase(("Switch", "Merge"), _cond(False), [u(-1, 1), u(-1, 1)], name="false"))
 
 
+# == second-order max pooling; data flow: stitch, partition, reverse_sequence ==================
+add(GradCase(("MaxPoolGradGrad",),
+             lambda x, g: A("MaxPoolGradGrad", x, A("MaxPool", x, **_POOL), g, **_POOL),
+             [distinct(_IMG), u(-1, 1, _IMG)], needs=("MaxPoolGrad",), wrt=(1,)))
+_I32 = np.int32
+add(GradCase(("DynamicStitch",),
+             lambda a, b: A("DynamicStitch", [np.array([[0, 4], [6, 1]], _I32),
+                                              np.array([2, 5, 3], _I32)], [a, b]),
+             [u(-1, 1, (2, 2, 3)), u(-1, 1, (3, 3))]),
+    GradCase(("ParallelDynamicStitch",),
+             lambda a, b: A("ParallelDynamicStitch", [np.array([1, 3], _I32),
+                                                      np.array([0, 2, 4], _I32)], [a, b]),
+             [u(-1, 1, (2, 3)), u(-1, 1, (3, 3))]),
+    GradCase(("DynamicPartition",),
+             lambda x: A("ConcatV2", A("DynamicPartition", x, np.array([2, 0, 2, 1], _I32),
+                                       num_partitions=3)[0], 0) * np.arange(1.0, 13.0).reshape(
+                 4, 3), [u(-1, 1, (4, 3))], needs=("ParallelDynamicStitch",)),
+    GradCase(("ReverseSequence",),
+             lambda x: A("ReverseSequence", x, np.array([2, 0, 3], np.int64), seq_dim=1,
+                         batch_dim=0) * np.arange(1.0, 13.0).reshape(3, 4),
+             [u(-1, 1, (3, 4))]))
+
+
 # == op types checked elsewhere ==================================================================
 ELSEWHERE = {
     "MatrixInverse": "tests/autodiff/test_linalg_grad.py",
@@ -471,6 +494,7 @@ NO_GRADIENT = {
     "RandomPoissonV2": "random op, TF defines no gradient",
     "EagerPyFunc": "TF differentiates it with the eager tape only",
     "_FusedConv2D": "created by the remapper after gradients are built; TF defines none",
+    "MaxPoolGradGradV2": "TF defines no gradient (MaxPoolGradGrad has one)",
     "_FusedMatMul": "created by the remapper after gradients are built; TF defines none",
     "_TwFusedElementwise": "created by an optimization pass after gradients are built",
     "DecodeCSV": "parses strings; TF defines no gradient",

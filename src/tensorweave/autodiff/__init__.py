@@ -6,9 +6,12 @@ Importing this package registers the gradient function of every op family.
 from tensorweave.autodiff import (  # noqa: F401  (registration)
     array_grad,
     control_flow_grad,
+    data_flow_grad,
     linalg_grad,
     math_grad,
     nn_grad,
+    pool_grad,
+    sequence_grad,
     state_grad,
     tensor_array_grad,
 )

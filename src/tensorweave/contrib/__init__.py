@@ -1,5 +1,6 @@
-"""`tf.contrib`: the TF1 contrib pieces TF1 scripts commonly use (`tf.contrib.layers`)."""
+"""`tf.contrib`: the TF1 contrib pieces TF1 scripts commonly use (`tf.contrib.layers`,
+`tf.contrib.rnn`)."""
 
-from tensorweave.contrib import layers
+from tensorweave.contrib import layers, rnn
 
-__all__ = ["layers"]
+__all__ = ["layers", "rnn"]
