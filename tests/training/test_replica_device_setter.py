@@ -91,8 +91,6 @@ def test_device_function_order_matches_tensorflow(case):
     assert {n: found[n] for n in SCOPE_ORDER[case]} == {n: want[n] for n in SCOPE_ORDER[case]}
 
 
-@pytest.mark.xfail(strict=True, reason="ops/variables.py builds a variable's Initializer ops "
-                   "without TF's `_class` attr scope (loc:@<variable>)")
 def test_variable_initializers_colocate_with_their_variable():
     found, want = _build("dense_adam_ps2"), EXPECTED["dense_adam_ps2"]
     names = [n for n in want if "/Initializer/" in n]

@@ -71,11 +71,16 @@ class Variable:
         values = [] if from_fn else [initial_value]
         with graph.control_dependencies(None), \
                 state_ops.op_name_scope(name, "Variable", values) as ns:
+            first = len(graph._ops)
             self._initial_value = _initial_value_tensor(initial_value, from_fn, dtype)
+            initializer_ops = graph._ops[first:] if from_fn else []
             var_shape = _variable_shape(self._initial_value, validate_shape, shape)
             with ns.final() as var_name:
                 self._variable = state_ops.variable_op_v2(
                     var_shape, self._initial_value.dtype.base_dtype, name=var_name)
+            for op in initializer_ops:  # NOTE: TF's `_class` attr scope: placed with the
+                # variable, unless an active colocate_with already decided (slots)
+                op._attrs.setdefault("_class", [f"loc:@{self._variable.op.name}"])
             if validate_shape and not self._initial_value.shape.is_fully_defined():
                 raise ValueError(f"initial_value must have a shape specified: "
                                  f"{self._initial_value}")
