@@ -118,12 +118,9 @@ def test_loops_and_conds_split_over_tasks(cluster):
             assert sess.run(c, {x: -1.0}) == pytest.approx(-33.0)
 
 
-def _start_threads():
-    return {t.ident for t in threading.enumerate()}
-
-
 @pytest.mark.slow
 def test_killed_ps_mid_step_fails_the_step_and_a_restart_is_picked_up():
+    before = {t.ident for t in threading.enumerate()}
     with LocalCluster(ps=1, workers=1) as c:
         g = tf.Graph()
         with g.as_default():
@@ -150,6 +147,8 @@ def test_killed_ps_mid_step_fails_the_step_and_a_restart_is_picked_up():
                     sess.run(v)
                 sess.run(v.initializer)
                 assert sess.run(v) == 5.0
+    leaked = [t.name for t in threading.enumerate() if t.ident not in before and t.is_alive()]
+    assert not leaked, f"threads left in the client: {leaked}"
 
 
 def test_session_creation_names_a_task_that_is_down():
