@@ -454,6 +454,19 @@ add(GradCase(("DynamicStitch",),
              [u(-1, 1, (3, 4))]))
 
 
+# == special functions (n of polygamma, x of zeta: no gradient, as TF); MirrorPadGrad =========
+add(GradCase(("Polygamma",), lambda n, x: A("Polygamma", n, x), [np.array([[1.0], [2.0]]),
+                                                                 u(0.5, 3, (3,))], wrt=(1,)),
+    GradCase(("Zeta",), lambda x, q: A("Zeta", x, q), [np.array([[2.5], [3.0]]),
+                                                       u(0.5, 3, (3,))], wrt=(1,)),
+    GradCase(("MirrorPadGrad",),
+             lambda g: A("MirrorPadGrad", g, [[1, 1], [2, 0]], mode="SYMMETRIC"),
+             [u(-1, 1, (4, 5))], needs=("MirrorPad",)),
+    GradCase(("MirrorPadGrad",),
+             lambda g: A("MirrorPadGrad", g, [[0, 2], [1, 1]], mode="REFLECT"),
+             [u(-1, 1, (5, 5))], needs=("MirrorPad",), name="reflect"))
+
+
 # == op types checked elsewhere ==================================================================
 ELSEWHERE = {
     "MatrixInverse": "tests/autodiff/test_linalg_grad.py",

@@ -12,6 +12,7 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     nn_grad,
     pool_grad,
     sequence_grad,
+    special_grad,
     state_grad,
     tensor_array_grad,
 )

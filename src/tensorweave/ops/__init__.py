@@ -38,6 +38,7 @@ from tensorweave.ops import (  # noqa: F401
     sendrecv_ops,
     sequence_ops,
     slicing_ops,
+    special_ops,
     stack_ops,
     state_ops,
     stitch_ops,

@@ -31,6 +31,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     sendrecv,
     sequence,
     slicing,
+    special,
     stack,
     state,
     stitch,
