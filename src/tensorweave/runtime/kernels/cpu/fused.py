@@ -3,6 +3,8 @@ fresh output (never on an input)."""
 
 import numpy as np
 
+from tensorweave.runtime.kernels.cpu import parallel
+from tensorweave.runtime.kernels.cpu.nn import add_bias_rows
 from tensorweave.runtime.kernels.registry import KernelNode, lookup_kernel, register_kernel
 
 
@@ -12,7 +14,7 @@ def _activation(name: str, alpha: float):
     if name == "Relu6":
         return lambda y: np.clip(y, 0, 6, out=y)
     if name == "Elu":
-        return lambda y: np.where(y > 0, y, np.expm1(np.minimum(y, 0))).astype(y.dtype)
+        return _elu_inplace
     if name == "LeakyRelu":
         return lambda y: np.maximum(y, alpha * y, out=y)
     if name == "Tanh":
@@ -22,11 +24,23 @@ def _activation(name: str, alpha: float):
     raise ValueError(f"unsupported fused activation {name}")
 
 
+def _elu_inplace(y):
+    y[...] = np.where(y > 0, y, np.expm1(np.minimum(y, 0)))
+    return y
+
+
 def _sigmoid_inplace(y):
     np.negative(y, out=y)
     np.exp(y, out=y)
     y += 1
     return np.reciprocal(y, out=y)
+
+
+def _blockable(y: np.ndarray, bias) -> bool:
+    """Whether bias + activation can run split over threads (`add_bias_rows`)."""
+    b = np.asarray(bias)
+    return y.size >= parallel.MIN_PARALLEL and y.flags.c_contiguous and b.ndim == 1 and \
+        y.ndim >= 1 and b.shape[0] == y.shape[-1] and b.dtype == y.dtype
 
 
 def _fused(base_op: str, base_attrs: tuple[str, ...]):
@@ -44,6 +58,8 @@ def _fused(base_op: str, base_attrs: tuple[str, ...]):
             y = np.asarray(base(a, b))
             if not y.flags.writeable:
                 y = y.copy()
+            if with_bias and _blockable(y, args[0]):
+                return add_bias_rows(y, args[0], out=y, then=act)
             if with_bias:
                 np.add(y, args[0], out=y)
             return act(y) if act is not None else y

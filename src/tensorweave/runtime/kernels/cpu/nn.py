@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.runtime.kernels.cpu import parallel
 from tensorweave.runtime.kernels.cpu.conv_impl import compute_dtype
 from tensorweave.runtime.kernels.registry import register_kernel, register_simple_kernel
 
@@ -57,7 +58,29 @@ def _select(mask, a, b):
     return a * mask + b * ~mask
 
 
-register_simple_kernel("Relu", _relu)
+def _same_layout(*arrays) -> bool:
+    """Whether the arrays (numpy arrays or scalars) are big enough to split over threads,
+    C-contiguous, of one shape and dtype."""
+    a0 = arrays[0]
+    return a0.size >= parallel.MIN_PARALLEL and all(
+        a.flags.c_contiguous and a.shape == a0.shape and a.dtype == a0.dtype for a in arrays)
+
+
+def _relu_kernel(x):
+    """max(x, 0); big arrays split over threads (`parallel.for_blocks`).
+
+    NOTE: one- or two-pass kernels are not cache-blocked: measured (1024x1024 float32,
+    warm or right after a GEMM), blocks cost more calls than they save."""
+    if getattr(x, "size", 0) < parallel.MIN_PARALLEL or not _same_layout(x):
+        return np.maximum(x, 0)
+    out = np.empty_like(x)
+    fx, fo = x.reshape(-1), out.reshape(-1)
+    parallel.for_blocks(fx.size, lambda w, lo, hi: np.maximum(fx[lo:hi], 0, out=fo[lo:hi]),
+                        block=None)
+    return out
+
+
+register_simple_kernel("Relu", _relu_kernel)
 register_simple_kernel("Relu6", _relu6)
 register_simple_kernel("Elu", _elu)
 register_simple_kernel("Selu", _selu)
@@ -75,7 +98,18 @@ def _leaky_relu(node):
 
 # -- activation gradients -----------------------------------------------------------------------
 def _relu_grad(g, x):
-    return g * (x > 0)
+    """g * (x > 0) (TF's formula: inf/nan gradients stay nan where x <= 0); big arrays split
+    over threads."""
+    if getattr(g, "size", 0) < parallel.MIN_PARALLEL or not _same_layout(g, x):
+        return g * (x > 0)
+    out = np.empty_like(g)
+    fg, fx, fo = g.reshape(-1), x.reshape(-1), out.reshape(-1)
+
+    def block(w: int, lo: int, hi: int) -> None:
+        np.multiply(fg[lo:hi], np.greater(fx[lo:hi], 0), out=fo[lo:hi])
+
+    parallel.for_blocks(fo.size, block, block=None)
+    return out
 
 
 def _relu6_grad(g, x):
@@ -121,13 +155,26 @@ def _check_logits(x):
     return x
 
 
+def _row_max(z: np.ndarray) -> np.ndarray:
+    """z.max(axis=-1, keepdims=True); a few columns over many rows as a loop of column
+    maxima (numpy's reduction over a short last axis is ~10x slower)."""
+    c = z.shape[-1]
+    if not 1 < c <= 16 or z.size < 128 * c:
+        return z.max(axis=-1, keepdims=True)
+    z2 = z.reshape(-1, c)
+    m = z2[:, 0].copy()
+    for j in range(1, c):
+        np.maximum(m, z2[:, j], out=m)
+    return m.reshape(z.shape[:-1] + (1,))
+
+
 def softmax(x: np.ndarray) -> np.ndarray:
     """Softmax over the last axis (dtype kept; half computed in float32)."""
     x = _check_logits(x)
     if x.shape[-1] == 0:
         return x.copy()
     z = x.astype(compute_dtype(x.dtype), copy=False)
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    e = np.exp(z - _row_max(z))
     e /= e.sum(axis=-1, keepdims=True)
     return e.astype(x.dtype, copy=False)
 
@@ -137,7 +184,7 @@ def log_softmax(x: np.ndarray) -> np.ndarray:
     if x.shape[-1] == 0:
         return x.copy()
     z = x.astype(compute_dtype(x.dtype), copy=False)
-    s = z - z.max(axis=-1, keepdims=True)
+    s = z - _row_max(z)
     s -= np.log(np.exp(s).sum(axis=-1, keepdims=True))
     return s.astype(x.dtype, copy=False)
 
@@ -164,9 +211,31 @@ def _bias_add_fn(nchw: bool):
                            f"input tensor: {list(b.shape)} vs. {list(x.shape)}")
         if axis != x.ndim - 1:
             b = b.reshape((-1,) + (1,) * (x.ndim - axis - 1))
+        elif b.dtype == x.dtype and _same_layout(x):
+            return add_bias_rows(x, b)
         return x + b
 
     return run
+
+
+def add_bias_rows(x: np.ndarray, b: np.ndarray, out: np.ndarray | None = None,
+                  then=None) -> np.ndarray:
+    """out = x + b over the last axis (x C-contiguous, b 1-D), then `then(rows)` in place on
+    each range of whole rows; big arrays split over threads. `out` may be `x` itself."""
+    rows = x.reshape(-1, x.shape[-1]) if x.ndim != 2 else x
+    if out is None:
+        out = np.empty_like(x)
+    o = out.reshape(rows.shape)
+
+    def block(w: int, lo: int, hi: int) -> None:
+        y = np.add(rows[lo:hi], b, out=o[lo:hi])
+        if then is not None:
+            then(y)
+
+    per_row = max(1, rows.shape[1])
+    parallel.for_blocks(rows.shape[0], block, block=None,
+                        min_parallel=-(-parallel.MIN_PARALLEL // per_row))
+    return out
 
 
 register_kernel("BiasAdd")(lambda node: _bias_add_fn(node.attr("data_format") == "NCHW"))
@@ -198,7 +267,7 @@ def _bias_add_grad(node):
 def _log_softmax_parts(logits: np.ndarray):
     """(shifted logits, log of the normalizer) per row, in the compute dtype."""
     z = logits.astype(compute_dtype(logits.dtype), copy=False)
-    shifted = z - z.max(axis=1, keepdims=True)
+    shifted = z - _row_max(z)
     return shifted, np.log(np.exp(shifted).sum(axis=1, keepdims=True))
 
 

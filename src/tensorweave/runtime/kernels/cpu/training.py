@@ -20,6 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tensorweave import dtypes, errors
+from tensorweave.runtime.kernels.cpu import parallel
 from tensorweave.runtime.kernels.registry import register_kernel
 
 
@@ -32,18 +33,37 @@ def _invalid(message: str) -> errors.OpError:
 
 
 class _Scratch:
-    """Reusable temporaries of one kernel (callers hold the variable's lock)."""
+    """Reusable temporaries of one kernel thread (callers hold the variable's lock): views
+    of flat buffers that only grow, so blocks of varying size share them."""
 
-    __slots__ = ("_bufs",)
+    __slots__ = ("_bufs", "_flat")
 
     def __init__(self):
         self._bufs: dict[int, np.ndarray] = {}
+        self._flat: dict[int, np.ndarray] = {}
 
     def get(self, i: int, like: np.ndarray) -> np.ndarray:
         buf = self._bufs.get(i)
         if buf is None or buf.shape != like.shape or buf.dtype != like.dtype:
-            buf = self._bufs[i] = np.empty_like(like)
+            flat = self._flat.get(i)
+            if flat is None or flat.size < like.size or flat.dtype != like.dtype:
+                flat = self._flat[i] = np.empty(like.size, like.dtype)
+            buf = self._bufs[i] = flat[:like.size].reshape(like.shape)
         return buf
+
+
+class _Scratches:
+    """One `_Scratch` per thread index of `parallel.for_blocks`."""
+
+    __slots__ = ("_all",)
+
+    def __init__(self):
+        self._all: list[_Scratch] = []
+
+    def __getitem__(self, w: int) -> _Scratch:
+        while len(self._all) <= w:
+            self._all.append(_Scratch())
+        return self._all[w]
 
 
 # -- update formulas: fn(arrays, scalars, grad, scratch, flags); arrays[0] is var ------------
@@ -87,23 +107,29 @@ def _sparse_momentum(b, s, g, t, f) -> None:
     var -= tmp
 
 
-def _adam(b, s, g, t, f) -> None:
-    """alpha = lr*sqrt(1-beta2^t)/(1-beta1^t); m += (g-m)(1-beta1); v += (g²-v)(1-beta2);
-    var -= alpha*m/(sqrt(v)+eps)  (Nesterov: alpha*(g(1-beta1)+beta1*m)/(sqrt(v)+eps))."""
-    var, m, v = b
+def _adam_scalars(s: tuple) -> tuple:
+    """(alpha, 1-beta1, 1-beta2, beta1, epsilon) with alpha = lr*sqrt(1-beta2^t)/(1-beta1^t)."""
     beta1_power, beta2_power, lr, beta1, beta2, epsilon = s
     one = type(lr)(1)
     alpha = lr * np.sqrt(one - beta2_power) / (one - beta1_power)
+    return alpha, one - beta1, one - beta2, beta1, epsilon
+
+
+def _adam(b, s, g, t, f) -> None:
+    """m += (g-m)(1-beta1); v += (g²-v)(1-beta2); var -= alpha*m/(sqrt(v)+eps)
+    (Nesterov: alpha*(g(1-beta1)+beta1*m)/(sqrt(v)+eps)); `s` from `_adam_scalars`."""
+    var, m, v = b
+    alpha, one_minus_beta1, one_minus_beta2, beta1, epsilon = s
     tmp = t.get(0, var)
     np.subtract(g, m, out=tmp)
-    tmp *= one - beta1
+    tmp *= one_minus_beta1
     m += tmp
     np.multiply(g, g, out=tmp)
     tmp -= v
-    tmp *= one - beta2
+    tmp *= one_minus_beta2
     v += tmp
     if f["use_nesterov"]:
-        np.multiply(g, one - beta1, out=tmp)
+        np.multiply(g, one_minus_beta1, out=tmp)
         tmp2 = t.get(2, var)
         np.multiply(m, beta1, out=tmp2)
         tmp += tmp2
@@ -313,14 +339,15 @@ def _check_dtype(node, op: str) -> None:
 
 
 def _dense(op: str, refs: tuple, scalars: tuple, fn: Callable, after: tuple = (),
-           flags: tuple = ()) -> None:
-    """Registers `op` with inputs refs..., scalars..., grad, after... (scalars too)."""
+           flags: tuple = (), prep: Callable | None = None) -> None:
+    """Registers `op` with inputs refs..., scalars..., grad, after... (scalars too); `prep`
+    turns the scalars into what `fn` takes, once per step."""
     n, k = len(refs), len(scalars)
 
     def factory(node):
         _check_dtype(node, op)
         f = {name: node.attr(name) for name in flags}
-        scratch = _Scratch()
+        scratch = _Scratches()
 
         def run(*inputs):
             rs, grad = inputs[:n], np.asarray(inputs[n + k])
@@ -328,12 +355,31 @@ def _dense(op: str, refs: tuple, scalars: tuple, fn: Callable, after: tuple = ()
                 arrays = _read(rs)
                 s = _scalars(scalars + after, inputs[n:n + k] + inputs[n + k + 1:])
                 _same_shapes(refs, arrays, grad, sparse=False)
-                fn(arrays, s, grad, scratch, f)
+                _update_blocks(fn, arrays, prep(s) if prep else s, grad, scratch, f)
             return rs[0]
 
         return run
 
     register_kernel(op)(factory)
+
+
+def _update_blocks(fn, arrays, s, grad, scratch: _Scratches, f) -> None:
+    """Runs the elementwise update `fn` over cache-sized blocks of the flattened arrays, on
+    several threads when they are big (`parallel.for_blocks`); small or non-contiguous
+    arrays take one plain call. Elementwise, so the result is the same bit for bit."""
+    if grad.size <= parallel.BLOCK:
+        fn(arrays, s, grad, scratch[0], f)
+        return
+    flats = [parallel.flat(a) for a in arrays]
+    g = parallel.flat(grad)
+    if g is None or any(a is None for a in flats):
+        fn(arrays, s, grad, scratch[0], f)
+        return
+
+    def block(w: int, lo: int, hi: int) -> None:
+        fn([a[lo:hi] for a in flats], s, g[lo:hi], scratch[w], f)
+
+    parallel.for_blocks(g.size, block)
 
 
 def _sparse(op: str, refs: tuple, scalars: tuple, fn: Callable, after: tuple = (),
@@ -383,7 +429,7 @@ _sparse("SparseApplyMomentum", ("var", "accum"), ("lr",), _sparse_momentum, ("mo
         ("use_nesterov",))
 _dense("ApplyAdam", ("var", "m", "v"),
        ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon"), _adam,
-       flags=("use_nesterov",))
+       flags=("use_nesterov",), prep=_adam_scalars)
 _dense("ApplyRMSProp", ("var", "ms", "mom"), ("lr", "rho", "momentum", "epsilon"), _rms_prop)
 _sparse("SparseApplyRMSProp", ("var", "ms", "mom"), ("lr", "rho", "momentum", "epsilon"),
         _sparse_rms_prop)
