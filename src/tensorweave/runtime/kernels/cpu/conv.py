@@ -1,10 +1,8 @@
-"""CPU kernels for convolution and pooling ops (the math lives in `conv_impl.py`, the generic
-paths, and in `conv_fast.py` / `conv_pool.py`, faster paths that fall back to them).
+"""CPU kernels for convolution and pooling ops (the math lives in `conv_impl.py`).
 
 Each factory reads the node's attrs once; per step a kernel converts to NHWC (a view for
 NCHW), resolves the window geometry (cached per input shape) and makes the few numpy calls of
-`conv_impl` or its fast paths. Half precision is computed in float32 and cast back to the op's
-dtype.
+`conv_impl`. Half precision is computed in float32 and cast back to the op's dtype.
 """
 
 from __future__ import annotations
@@ -13,9 +11,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.ops.nn_geometry import spatial_axes, window_2d
-from tensorweave.runtime.kernels.cpu import conv_fast as fast
 from tensorweave.runtime.kernels.cpu import conv_impl as impl
-from tensorweave.runtime.kernels.cpu import conv_pool as pool
 from tensorweave.runtime.kernels.registry import register_kernel
 
 
@@ -103,7 +99,7 @@ def _conv2d(node):
         xh = c.nhwc(x)
         w = np.asarray(w, c.cdtype)
         _check_filter("Conv2D", xh.shape[3], w)
-        return c.out(fast.conv2d(xh, w, c.windows(xh.shape[1:3], w.shape[:2])))
+        return c.out(impl.conv2d(xh, w, c.windows(xh.shape[1:3], w.shape[:2])))
 
     return run
 
@@ -119,7 +115,7 @@ def _conv2d_backprop_input(node):
         _check_filter(c.op, shape[3], w)
         win = c.windows(shape[1:3], w.shape[:2])
         _check_out(c.op, dyh, win)
-        return c.out(fast.conv2d_backprop_input(dyh, w, shape, win))
+        return c.out(impl.conv2d_backprop_input(dyh, w, shape, win))
 
     return run
 
@@ -135,7 +131,7 @@ def _conv2d_backprop_filter(node):
             raise _invalid(f"{c.op}: filter_sizes must contain 4 values, got {list(fshape)}")
         win = c.windows(xh.shape[1:3], fshape[:2])
         _check_out(c.op, dyh, win)
-        df = fast.conv2d_backprop_filter(xh, dyh, fshape, win)
+        df = impl.conv2d_backprop_filter(xh, dyh, fshape, win)
         return df.astype(c.dtype, copy=False)
 
     return run
@@ -229,7 +225,7 @@ def _max_pool(node):
 
     def run(x):
         xh = p.nhwc(x)
-        return p.out(pool.max_pool(xh, p.window(xh.shape[1:3])))
+        return p.out(impl.max_pool(xh, p.window(xh.shape[1:3])))
 
     return run
 
@@ -240,7 +236,7 @@ def _max_pool_v2(node):
 
     def run(x, ksize, strides):
         xh = p.nhwc(x)
-        return p.out(pool.max_pool(xh, p.window(xh.shape[1:3], ksize, strides)))
+        return p.out(impl.max_pool(xh, p.window(xh.shape[1:3], ksize, strides)))
 
     return run
 
@@ -263,7 +259,7 @@ def _max_pool_grad_run(p: _Pool, x, y, dy, ksize=None, strides=None):
         raise _invalid(f"{p.op}: expected orig_output and grad of shape "
                        f"{[xh.shape[0], win.out_h, win.out_w, xh.shape[3]]} (NHWC), got "
                        f"{list(yh.shape)} and {list(dyh.shape)}")
-    return p.out(pool.max_pool_grad(xh, yh, dyh, win))
+    return p.out(impl.max_pool_grad(xh, yh, dyh, win))
 
 
 @register_kernel("MaxPoolGrad")
@@ -287,6 +283,6 @@ def _avg_pool_grad(node):
         shape = p.sizes(orig_input_shape, dyh.shape[0], dyh.shape[3])
         win = p.window(shape[1:3])
         _check_out(p.op, dyh, win)
-        return p.out(pool.avg_pool_grad(dyh, shape, win))
+        return p.out(impl.avg_pool_grad(dyh, shape, win))
 
     return run

@@ -73,14 +73,14 @@ def window_slice(win: Window2D, i: int, j: int) -> tuple[slice, slice]:
             slice(c0, c0 + win.stride_w * (win.out_w - 1) + 1, win.stride_w))
 
 
-def is_pointwise(win: Window2D) -> bool:
+def _is_pointwise(win: Window2D) -> bool:
     return win.k_h == win.k_w == 1 and not win.padded
 
 
 def im2col(x: np.ndarray, win: Window2D) -> np.ndarray:
     """The (N*OH*OW, KH*KW*C) patch matrix of NHWC `x` (a view when no copy is needed)."""
     n, _, _, c = x.shape
-    if is_pointwise(win):
+    if _is_pointwise(win):
         if win.stride_h != 1 or win.stride_w != 1 or \
                 (win.out_h, win.out_w) != (x.shape[1], x.shape[2]):
             x = x[:, :win.stride_h * (win.out_h - 1) + 1:win.stride_h,
@@ -92,7 +92,7 @@ def im2col(x: np.ndarray, win: Window2D) -> np.ndarray:
 
 def col2im(dcols: np.ndarray, win: Window2D, n: int, c: int) -> np.ndarray:
     """Adjoint of `im2col`: sums (N*OH*OW, KH*KW*C) patch gradients into an NHWC input."""
-    if is_pointwise(win) and (win.stride_h, win.stride_w) == (1, 1) and \
+    if _is_pointwise(win) and (win.stride_h, win.stride_w) == (1, 1) and \
             (win.out_h, win.out_w) == (win.in_h, win.in_w):
         return dcols.reshape(n, win.in_h, win.in_w, c)
     d6 = dcols.reshape(n, win.out_h, win.out_w, win.k_h, win.k_w, c)
@@ -124,7 +124,7 @@ def conv2d(x: np.ndarray, w: np.ndarray, win: Window2D) -> np.ndarray:
     n, _, _, c = x.shape
     groups = c // w.shape[2]
     out_c = w.shape[3]
-    if groups == 1 and few_channels(x, win):
+    if groups == 1 and _few_channels(x, win):
         y = np.dot(im2col_t(x, win).T, w.reshape(-1, out_c))
     elif groups == 1:
         y = np.dot(im2col(x, win), w.reshape(-1, out_c))
@@ -133,12 +133,9 @@ def conv2d(x: np.ndarray, w: np.ndarray, win: Window2D) -> np.ndarray:
     return y.reshape(n, win.out_h, win.out_w, out_c)
 
 
-FEW_CHANNELS = 4
-
-
-def few_channels(x: np.ndarray, win: Window2D) -> bool:
+def _few_channels(x: np.ndarray, win: Window2D) -> bool:
     """Whether the transposed patch matrix is cheaper to build (runs of OW, not of C)."""
-    return x.shape[3] <= FEW_CHANNELS and not is_pointwise(win)
+    return x.shape[3] <= 4 and not _is_pointwise(win)
 
 
 def im2col_t(x: np.ndarray, win: Window2D) -> np.ndarray:
@@ -171,7 +168,7 @@ def conv2d_backprop_filter(x: np.ndarray, dy: np.ndarray, filter_shape, win: Win
     out_c = dy.shape[3]
     dy2 = dy.reshape(-1, out_c)
     groups = x.shape[3] // filter_shape[2]
-    if groups == 1 and few_channels(x, win):
+    if groups == 1 and _few_channels(x, win):
         return np.dot(im2col_t(x, win), dy2).reshape(filter_shape)
     cols = im2col(x, win)
     if groups == 1:
@@ -196,11 +193,11 @@ def conv2d_backprop_input(dy: np.ndarray, w: np.ndarray, input_shape, win: Windo
     kh, kw, cg, out_c = w.shape
     groups = c // cg
     dy2 = dy.reshape(-1, out_c)
-    if is_pointwise(win) and groups == 1:
+    if _is_pointwise(win) and groups == 1:
         return col2im(np.dot(dy2, w.reshape(cg, out_c).T), win, n, c)
     blocks = _tap_products(dy2, w, groups).reshape(kh, kw, n, win.out_h, win.out_w, c)
-    taps = [(i, j, tap_span(win, i, j)) for i in range(kh) for j in range(kw)]
-    full = next((t for t in taps if t[2] == FULL), None)
+    taps = [(i, j, _tap_span(win, i, j)) for i in range(kh) for j in range(kw)]
+    full = next((t for t in taps if t[2] == _FULL), None)
     if full is not None:
         dx = blocks[full[0], full[1]].copy()
         taps.remove(full)
@@ -213,19 +210,19 @@ def conv2d_backprop_input(dy: np.ndarray, w: np.ndarray, input_shape, win: Windo
     return dx
 
 
-FULL = "full"
+_FULL = "full"
 
 
-def tap_span(win: Window2D, i: int, j: int):
+def _tap_span(win: Window2D, i: int, j: int):
     """Where tap (i, j) lands in the unpadded input: (dst rows, dst cols, src rows, src cols)
-    slices, `FULL` when it covers the input one-to-one, None when it never does."""
+    slices, `_FULL` when it covers the input one-to-one, None when it never does."""
     rows = _axis_span(win.out_h, win.stride_h, i * win.dil_h - win.pad_top, win.in_h)
     cols = _axis_span(win.out_w, win.stride_w, j * win.dil_w - win.pad_left, win.in_w)
     if rows is None or cols is None:
         return None
     if rows[0] == slice(0, win.in_h, 1) == rows[1] and cols[0] == slice(0, win.in_w, 1) \
             == cols[1]:
-        return FULL
+        return _FULL
     return rows[0], cols[0], rows[1], cols[1]
 
 
