@@ -68,7 +68,8 @@ SUITES = [
          ("RSS growth over 5 shuffled epochs (MB)", "shuffle_5_epochs_rss_growth_MB", None,
           "bounded"),
      ]),
-    ("Distributed (ps and worker servers in one process, talking over 127.0.0.1)", "distributed.py", "tf_distributed.py", [
+    ("Distributed (ps and worker servers in one process, talking over 127.0.0.1)",
+     "distributed.py", "tf_distributed.py", [
         ("remote run latency, trivial graph (µs)", "remote_run_latency_us",
          "remote_run_latency_us", "≤ TF"),
         ("1 MB transfer (GB/s)", "transfer_1MB_GBps", "transfer_1MB_GBps", "≥ 1.0× TF"),
