@@ -77,4 +77,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # NOTE: run as `python -m`, this file is `__main__`; subcommands register with the
+    # importable module, so dispatch through it.
+    from tensorweave.cli.main import main as _main
+
+    sys.exit(_main())
