@@ -12,6 +12,7 @@ import random
 import threading
 
 from tensorweave import errors, ir
+from tensorweave.runtime.allocator import keep_freed_memory
 from tensorweave.runtime.device import Device
 from tensorweave.runtime.executor import Executor
 from tensorweave.runtime.plan import Plan
@@ -55,6 +56,7 @@ class LocalWorker(WorkerInterface):
     """A worker in this process. Thread-safe: steps may run concurrently."""
 
     def __init__(self, device_names: list[str], inter_op_threads: int = 0):
+        keep_freed_memory()
         # NOTE: a random incarnation per worker, as TF's: a master tells a restarted task
         # (whose graphs and variables are gone) from the one it registered graphs on.
         incarnation = random.getrandbits(62) + 1
