@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import sys
-import threading
+
+from tensorweave.distributed.local_cluster import read_target, stop_process
 
 START_TIMEOUT_S = 30.0
 
@@ -27,26 +28,14 @@ def server_process(*args: str, module: tuple = ("-m", "tensorweave.distributed.s
 
 def stop(proc: subprocess.Popen, timeout: float = 5.0) -> int:
     """Terminates `proc` and reaps it; returns its exit status."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    for f in (proc.stdout, proc.stderr):
-        if f is not None:
-            f.close()
-    return proc.returncode
+    return stop_process(proc, timeout)
 
 
 def _read_target(proc: subprocess.Popen) -> str:
-    line: list[str] = []
-    reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(START_TIMEOUT_S)
-    text = line[0].strip() if line else ""
-    if not text.startswith("target grpc://"):
+    target = read_target(proc, START_TIMEOUT_S)
+    if target is None:
+        proc.kill()
+        err = proc.stderr.read()
         stop(proc)
-        raise RuntimeError(f"server did not start: {text!r}; stderr: {proc.stderr.read()}")
-    return text.split(" ", 1)[1]
+        raise RuntimeError(f"server did not start; stderr: {err}")
+    return target

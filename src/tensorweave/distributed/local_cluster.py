@@ -105,14 +105,9 @@ class LocalCluster:
         """Stops every task (SIGTERM, SIGKILL after STOP_GRACE_S) and reaps it."""
         for proc in self.procs.values():
             if proc.poll() is None:
-                proc.terminate()
+                proc.terminate()  # NOTE: all at once; each then gets its grace in turn
         for proc in self.procs.values():
-            try:
-                proc.wait(STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            _close_pipes(proc)
+            stop_process(proc)
 
     def __enter__(self) -> LocalCluster:
         return self
@@ -121,28 +116,47 @@ class LocalCluster:
         self.stop()
 
 
-def _wait_serving(proc: subprocess.Popen, key) -> None:
-    """Waits for the task's "target grpc://..." line. Raises RuntimeError otherwise."""
+def read_target(proc: subprocess.Popen, timeout: float = START_TIMEOUT_S) -> str | None:
+    """The target a server process prints first ("target grpc://..."), or None when its
+    first line says otherwise or does not come within `timeout`."""
     line: list[str] = []
     reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
     reader.start()
-    reader.join(START_TIMEOUT_S)
+    reader.join(timeout)
     text = line[0].strip() if line else ""
-    if not text.startswith("target grpc://"):
+    return text.split(" ", 1)[1] if text.startswith("target grpc://") else None
+
+
+def stop_process(proc: subprocess.Popen, grace: float = STOP_GRACE_S) -> int:
+    """Terminates `proc` (SIGKILL after `grace` s), reaps it, closes its pipes; its status."""
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    _close_pipes(proc)
+    return proc.returncode
+
+
+def _wait_serving(proc: subprocess.Popen, key) -> None:
+    """Waits for the task's target line. Raises RuntimeError (with its stderr) otherwise."""
+    if read_target(proc) is None:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
         proc.log.seek(0)
         err = proc.log.read().decode(errors="replace")
         _close_pipes(proc)
-        raise RuntimeError(f"task /job:{key[0]}/task:{key[1]} did not start: {text!r} "
+        raise RuntimeError(f"task /job:{key[0]}/task:{key[1]} did not start: "
                            f"{err.strip()[-2000:]}")
 
 
 def _close_pipes(proc: subprocess.Popen) -> None:
-    for f in (proc.stdout, getattr(proc, "log", None)):
+    for f in (proc.stdout, proc.stderr, getattr(proc, "log", None)):
         if f is not None and not f.closed:
             f.close()
 
 
-__all__ = ["LocalCluster", "free_ports"]
+__all__ = ["LocalCluster", "free_ports", "read_target", "stop_process"]

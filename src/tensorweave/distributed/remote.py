@@ -109,15 +109,8 @@ class ClusterWorkers:
 
     def _status(self, task: str, deadline_s: float) -> list[dict]:
         """GetStatus of `task`, retried until it answers or `deadline_s` passes."""
-        end = time.monotonic() + deadline_s
-        while True:
-            try:
-                devs = self.remote(task).get_status(timeout=max(0.05, end - time.monotonic()))
-                break
-            except errors.UnavailableError as e:
-                if time.monotonic() + 0.1 >= end:
-                    raise naming_task(e, task) from None
-                time.sleep(0.1)
+        devs = retry_unavailable(task, deadline_s,
+                                 lambda left: self.remote(task).get_status(timeout=left))
         with self._lock:
             self._incarnations[task] = devs[0]["incarnation"] if devs else 0
         return devs
@@ -266,13 +259,22 @@ def register_remote(cluster: ClusterWorkers, task: str, g, device: str, options:
     Retried while the task is unreachable for `patience_s` (a task that just restarted is
     reached after gRPC's reconnect backoff). Raises: the task's error, naming the task.
     """
-    end = time.monotonic() + patience_s
+    def attempt(left: float) -> tuple[int, str]:
+        incarnation = cluster.incarnation(task, left)
+        return incarnation, cluster.remote(task).register_graph(g, device, options)
+
+    return retry_unavailable(task, patience_s, attempt)
+
+
+def retry_unavailable(task: str, deadline_s: float, call):
+    """`call(seconds_left)`, again every 0.1 s while it raises UnavailableError, until
+    `deadline_s` passes. Raises: the last error (any OpError), its message naming `task`."""
+    end = time.monotonic() + deadline_s
     while True:
         try:
-            incarnation = cluster.incarnation(task, patience_s)
-            return incarnation, cluster.remote(task).register_graph(g, device, options)
+            return call(max(0.05, end - time.monotonic()))
         except errors.UnavailableError as e:
-            if time.monotonic() >= end:
+            if time.monotonic() + 0.1 >= end:
                 raise naming_task(e, task) from None
             time.sleep(0.1)
         except errors.OpError as e:
@@ -310,4 +312,4 @@ def _short(e: BaseException) -> str:
 
 
 __all__ = ["ClusterWorkers", "RemoteRendezvous", "StepTable", "make_step_table", "naming_task",
-           "register_remote", "task_of"]
+           "register_remote", "retry_unavailable", "task_of"]
