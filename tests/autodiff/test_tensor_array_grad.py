@@ -8,8 +8,6 @@ differences; structure against what TF builds (op counts, names, the gradient so
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
@@ -18,6 +16,7 @@ from tensorweave import errors
 from tensorweave.autodiff.tensor_array_grad import grad_source
 from tensorweave.ops.functional_ops import map_fn
 from tensorweave.ops.tensor_array_ops import TensorArray
+from tests.autodiff.expected_cases import ExpectedCases
 from tests.autodiff.make_tensor_array_expected import (
     CASES,
     GRAPH_DEF_CASES,
@@ -26,21 +25,10 @@ from tests.autodiff.make_tensor_array_expected import (
     rnn_train_inputs,
 )
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data", "tensor_array_grad_expected.npz")
-EXPECTED = np.load(DATA)
-
-
-def _inputs(name: str) -> list:
-    n = len(CASES[name][1]())
-    return [EXPECTED[f"{name}/in{i}"] for i in range(n)]
-
-
-def _build(name: str):
-    g = tf.Graph()
-    with g.as_default():
-        feeds, y, xs = CASES[name][0](tf, *_inputs(name))
-        grads = tf.gradients(y, xs)
-    return g, feeds, y, xs, grads
+DATA = ExpectedCases(CASES, "tensor_array_grad_expected.npz")
+EXPECTED = DATA.expected
+_inputs = DATA.inputs
+_build = DATA.build
 
 
 # -- against TensorFlow ------------------------------------------------------------------------
@@ -67,15 +55,7 @@ def test_op_counts_as_tensorflow(name):
 @pytest.mark.parametrize("name", GRAPH_DEF_CASES)
 def test_tensorflow_gradient_graph_runs(name):
     """TF's own gradient graph (TensorArrayGradV3 and friends) imports and runs."""
-    graph_def = tf.GraphDef.FromString(EXPECTED[f"{name}/graph_def"].tobytes())
-    g = tf.Graph()
-    with g.as_default():
-        tf.import_graph_def(graph_def, name="")
-        feeds = {g.get_tensor_by_name(n): EXPECTED[f"{name}/in{i}"]
-                 for i, n in enumerate(EXPECTED[f"{name}/feeds"])}
-        fetches = [g.get_tensor_by_name(n) for n in EXPECTED[f"{name}/fetches"]]
-        with tf.Session(graph=g) as sess:
-            values = sess.run(fetches, feeds)
+    g, values = DATA.run_tensorflow_graph(name)
     assert "TensorArrayGradV3" in {op.type for op in g.get_operations()}
     np.testing.assert_allclose(values[0], EXPECTED[f"{name}/y"], rtol=1e-7)
     for i, v in enumerate(values[1:]):
@@ -95,16 +75,7 @@ def test_rnn_training_matches_tensorflow():
 # -- against finite differences ----------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_finite_differences(name):
-    inputs = _inputs(name)
-    g = tf.Graph()
-    with g.as_default():
-        feeds, y, xs = CASES[name][0](tf, *inputs)
-        with tf.Session(graph=g):
-            for x in xs:
-                others = {p: v for p, v in feeds.items() if p is not x}
-                err = tf.test.compute_gradient_error(x, feeds[x].shape, y, (), feeds[x],
-                                                     delta=1e-6, extra_feed_dict=others)
-                assert err < 1e-5 * max(1.0, abs(float(EXPECTED[f"{name}/y"]))), (x.name, err)
+    DATA.check_finite_differences(name)
 
 
 # -- the graph TF builds -----------------------------------------------------------------------

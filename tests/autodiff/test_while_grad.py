@@ -8,8 +8,6 @@ counts).
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
@@ -18,6 +16,7 @@ from tensorweave import errors
 from tensorweave.autodiff.gradients import to_dense
 from tensorweave.ops import control_flow_util as util
 from tensorweave.ops.stack_ops import stack_close_v2, stack_pop_v2, stack_push_v2, stack_v2
+from tests.autodiff.expected_cases import ExpectedCases
 from tests.autodiff.make_while_expected import (
     CASES,
     GRAPH_DEF_CASES,
@@ -25,21 +24,10 @@ from tests.autodiff.make_while_expected import (
     rnn_train_inputs,
 )
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data", "while_grad_expected.npz")
-EXPECTED = np.load(DATA)
-
-
-def _inputs(name: str) -> list:
-    n = len(CASES[name][1]())
-    return [EXPECTED[f"{name}/in{i}"] for i in range(n)]
-
-
-def _build(name: str):
-    g = tf.Graph()
-    with g.as_default():
-        feeds, y, xs = CASES[name][0](tf, *_inputs(name))
-        grads = tf.gradients(y, xs)
-    return g, feeds, y, xs, grads
+DATA = ExpectedCases(CASES, "while_grad_expected.npz")
+EXPECTED = DATA.expected
+_inputs = DATA.inputs
+_build = DATA.build
 
 
 def _types(g) -> list:
@@ -81,15 +69,7 @@ def test_rnn_training_matches_tensorflow():
 @pytest.mark.parametrize("name", GRAPH_DEF_CASES)
 def test_tensorflow_gradient_graph_runs(name):
     """TF's own gradient graph (StackV2 family, f_count/b_count loops) imports and runs."""
-    graph_def = tf.GraphDef.FromString(EXPECTED[f"{name}/graph_def"].tobytes())
-    g = tf.Graph()
-    with g.as_default():
-        tf.import_graph_def(graph_def, name="")
-        feeds = {g.get_tensor_by_name(n): EXPECTED[f"{name}/in{i}"]
-                 for i, n in enumerate(EXPECTED[f"{name}/feeds"])}
-        fetches = [g.get_tensor_by_name(n) for n in EXPECTED[f"{name}/fetches"]]
-        with tf.Session(graph=g) as sess:
-            values = sess.run(fetches, feeds)
+    g, values = DATA.run_tensorflow_graph(name)
     assert "StackPushV2" in _types(g)
     np.testing.assert_allclose(values[0], EXPECTED[f"{name}/y"], rtol=1e-7)
     for i, v in enumerate(values[1:]):
@@ -110,16 +90,7 @@ def test_imported_loop_cannot_be_differentiated():
 # -- against finite differences ----------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_finite_differences(name):
-    inputs = _inputs(name)
-    g = tf.Graph()
-    with g.as_default():
-        feeds, y, xs = CASES[name][0](tf, *inputs)
-        with tf.Session(graph=g):
-            for x in xs:
-                others = {p: v for p, v in feeds.items() if p is not x}
-                err = tf.test.compute_gradient_error(x, feeds[x].shape, y, (), feeds[x],
-                                                     delta=1e-6, extra_feed_dict=others)
-                assert err < 1e-5 * max(1.0, abs(float(EXPECTED[f"{name}/y"]))), (x.name, err)
+    DATA.check_finite_differences(name)
 
 
 # -- the graph TF builds -----------------------------------------------------------------------
