@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import time
 
 import numpy as np
@@ -10,6 +9,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave import errors
+from tensorweave.distributed.local_cluster import free_ports
 from tensorweave.proto import config_pb2
 from tests.distributed.servers import server_process, stop
 
@@ -122,14 +122,8 @@ def test_list_devices(target):
     assert devs[0].device_type == "CPU"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_dead_address_fails_within_the_deadline():
-    port = _free_port()
+    port = free_ports(1)[0]
     config = config_pb2.ConfigProto(operation_timeout_in_ms=2000)
     start = time.monotonic()
     with pytest.raises(errors.UnavailableError) as info:
@@ -151,9 +145,7 @@ _CLI = ("-c", "import sys; from tensorweave.cli import server; from tensorweave.
 
 
 def test_server_cli_command_serves_a_cluster_task():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_ports(1)[0]
     cluster = f'{{"ps": ["127.0.0.1:{port}"], "worker": ["127.0.0.1:1"]}}'
     with server_process("server", "--cluster", cluster, "--job", "ps", "--task", "0",
                         module=_CLI) as (proc, target):

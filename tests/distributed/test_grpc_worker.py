@@ -9,6 +9,7 @@ import pytest
 
 from tensorweave import dtypes, errors, ir
 from tensorweave.distributed.grpc_worker import GrpcWorker
+from tensorweave.distributed.local_cluster import free_ports
 from tensorweave.distributed.server import Server
 from tensorweave.runtime.rendezvous import make_key
 
@@ -96,10 +97,7 @@ def test_unknown_op_is_a_clear_error_and_the_server_keeps_serving(worker):
 
 
 def test_unreachable_worker_is_unavailable_naming_the_address():
-    import socket
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_ports(1)[0]
     with pytest.raises(errors.UnavailableError, match=f"127.0.0.1:{port}"):
         GrpcWorker(f"127.0.0.1:{port}").get_status()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 
 import numpy as np
@@ -10,6 +9,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave import errors
+from tensorweave.distributed.local_cluster import free_ports
 from tensorweave.distributed.server import Server
 
 
@@ -30,9 +30,7 @@ def test_local_server_serves_sessions_and_stops():
 
 
 def test_cluster_task_binds_its_address_and_names_its_devices():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_ports(1)[0]
     cluster = {"ps": [f"127.0.0.1:{port}"], "worker": ["127.0.0.1:1", "127.0.0.1:2"]}
     with Server(cluster, job_name="ps", task_index=0,
                 config={"device_count": {"CPU": 2}}) as server:
