@@ -4,12 +4,15 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 PROTOS  := $(wildcard src/tensorweave/proto/*.proto)
+NATIVE  := $(wildcard src/tensorweave/runtime/kernels/cpu/native/*.[ch])
 
 .PHONY: install demo test test-fast bench protos lint clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# NOTE: the editable install also compiles the C helper (setup.py) in place; it is rebuilt
+# when its sources change.
+$(STAMP): pyproject.toml setup.py $(NATIVE)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev,examples,tensorboard]'

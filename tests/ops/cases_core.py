@@ -4,6 +4,7 @@ import numpy as np
 
 import tensorweave as tf
 from tensorweave.ops.apply import apply_op
+from tests.ops import nn_reference as ref
 from tests.ops.harness import OpCase
 
 _RNG = np.random.default_rng(7)
@@ -52,6 +53,26 @@ CASES += [
     OpCase("_TwFusedElementwise", lambda x: apply_op("_TwFusedElementwise", x,
                                                      ops=["Neg", "Sigmoid"]),
            [_A.astype(np.float64)], lambda x: 1 / (1 + np.exp(x)), name="float64"),
+]
+
+_POOLED = np.maximum(_RNG.standard_normal((2, 6, 5, 3)), 0).astype(np.float32)
+_POOL_ARGS = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
+_POOL_OUT = ref.max_pool(_POOLED, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+_POOL_DY = _RNG.standard_normal(_POOL_OUT.shape).astype(np.float32)
+
+
+def _pool_grad_relu_grad_ref(x, y, dy):
+    return ref.max_pool_grad(x, y, dy, [1, 2, 2, 1], [1, 2, 2, 1], "SAME") * (x > 0)
+
+
+CASES += [
+    OpCase("_TwFusedMaxPoolGradReluGrad",
+           lambda x, y, g: apply_op("_TwFusedMaxPoolGradReluGrad", x, y, g, **_POOL_ARGS),
+           [_POOLED, _POOL_OUT, _POOL_DY], _pool_grad_relu_grad_ref),
+    OpCase("_TwFusedMaxPoolGradReluGrad",
+           lambda x, y, g: apply_op("_TwFusedMaxPoolGradReluGrad", x, y, g, **_POOL_ARGS),
+           [_POOLED.astype(np.float64), _POOL_OUT.astype(np.float64),
+            _POOL_DY.astype(np.float64)], _pool_grad_relu_grad_ref, name="float64"),
 ]
 
 EXEMPT = {

@@ -3,6 +3,8 @@
 Each kernel that walks big arrays in blocks (on several threads) must give exactly the result
 of its plain whole-array numpy formula (the ops are elementwise, so bit for bit), on odd sizes
 that leave a partial last block; small arrays must take the plain path (no block machinery).
+These are the numpy paths: the compiled loops that replace them for float32 are switched off
+here (tests/runtime/test_native.py checks those against these).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import numpy as np
 import pytest
 
 from tensorweave import dtypes, errors
-from tensorweave.runtime.kernels.cpu import parallel
+from tensorweave.runtime.kernels.cpu import native, parallel
 from tensorweave.runtime.kernels.cpu import training as T
 from tensorweave.runtime.kernels.registry import KernelNode, lookup_kernel
 from tensorweave.runtime.resources import Ref
@@ -25,9 +27,11 @@ RNG = np.random.default_rng(11)
 
 @pytest.fixture(autouse=True)
 def two_threads():
-    """Forces the threaded path (even on a one-CPU machine), then restores the default."""
+    """Forces the threaded numpy path (even on a one-CPU machine), then restores defaults."""
     parallel.set_num_threads(2)
+    old = native.set_enabled(False)
     yield
+    native.set_enabled(old)
     parallel.set_num_threads(0)
 
 

@@ -1,5 +1,7 @@
 """Fused ops the remapper pass creates (TF's `_FusedMatMul`/`_FusedConv2D` names and attrs),
-and `_TwFusedElementwise`, a chain of elementwise unary ops run in one kernel."""
+`_TwFusedElementwise`, a chain of elementwise unary ops run in one kernel, and
+`_TwFusedMaxPoolGradReluGrad`, ReluGrad(MaxPoolGrad(x, y, g), x): the gradient through
+MaxPool(Relu(...)) in one pass."""
 
 from tensorweave.ops.common_shapes import unchanged
 from tensorweave.ops.registry import OPS, register_op
@@ -27,3 +29,9 @@ register_op("_FusedConv2D", inputs=["input: T", "filter: T", "args: num_args * T
             + _FUSED_ATTRS, shape_fn=_like("Conv2D"))
 register_op("_TwFusedElementwise", inputs=["x: T"], outputs=["y: T"],
             attrs=["T: {half, float, double}", "ops: list(string)"], shape_fn=unchanged)
+register_op("_TwFusedMaxPoolGradReluGrad",
+            inputs=["orig_input: T", "orig_output: T", "grad: T"], outputs=["output: T"],
+            attrs=["ksize: list(int) >= 4", "strides: list(int) >= 4",
+                   "padding: {'SAME', 'VALID', 'EXPLICIT'}", "explicit_paddings: list(int) = []",
+                   "data_format: {'NHWC', 'NCHW'} = 'NHWC'", "T: {half, float, double}"],
+            shape_fn=_like("MaxPoolGrad"))

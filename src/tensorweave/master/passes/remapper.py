@@ -5,7 +5,9 @@
 - `FusedBatchNorm(Conv2D(x, W), …, is_training=false)` with constant W and statistics
   → `_FusedConv2D(x, W·s, offset − mean·s; fused_ops=[BiasAdd])`, s = scale/√(var+ε);
 - a chain of ≥ 2 elementwise unary float ops, each read once → `_TwFusedElementwise`
-  (one kernel, in-place after the first op).
+  (one kernel, in-place after the first op);
+- `ReluGrad(MaxPoolGrad(x, y, g), x) → _TwFusedMaxPoolGradReluGrad(x, y, g)` (the gradient
+  through MaxPool(Relu(…)): one pass instead of two over the pooled input's size).
 Intermediate results must have exactly one consumer, on the same device, and not be kept.
 """
 
@@ -25,7 +27,7 @@ _BN = frozenset(["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"])
 
 
 @register_pass("remapper", "MatMul/Conv2D+BiasAdd(+act) → fused; BN folded into Conv2D; "
-                           "elementwise chains → one kernel")
+                           "elementwise chains → one kernel; MaxPoolGrad+ReluGrad → one kernel")
 def run(view: GraphView, ctx: PassContext) -> None:
     for name in list(view.nodes):
         node = view.nodes.get(name)
@@ -37,6 +39,8 @@ def run(view: GraphView, ctx: PassContext) -> None:
             fused = _fuse_bias_activation(view, node, ctx)
             if fused:
                 ctx.note("remapper", f"fused {fused} into {name}")
+        elif node.op == "ReluGrad" and _fuse_pool_grad_relu_grad(view, node, ctx):
+            ctx.note("remapper", f"fused MaxPoolGrad + ReluGrad into {name}")
     _fuse_elementwise_chains(view, ctx)
 
 
@@ -74,6 +78,22 @@ def _rewrite(view, node, base, args, ops, act) -> None:
     controls = [i for n in (base, node) for i in n.inputs if i.startswith("^")]
     view.put(ir.NodeDef(node.name, _BASES[base.op], base.data_inputs()[:2] + args + controls,
                         node.device, attrs))
+
+
+def _fuse_pool_grad_relu_grad(view: GraphView, node: ir.NodeDef, ctx) -> bool:
+    """ReluGrad(g, x) over g = MaxPoolGrad(x, y, dy) (read once) → one fused node."""
+    grad = view.producer(node.inputs[0])
+    if grad is None or grad.op != "MaxPoolGrad" or len(node.data_inputs()) != 2 or \
+            node.inputs[1] != grad.inputs[0] or not _float(node) or \
+            not _single_use(view, grad.name, ctx, ctx.placement.get(node.name, node.device)):
+        return False
+    attrs = {k: v for k, v in grad.attrs.items()
+             if k in OPS.lookup("_TwFusedMaxPoolGradReluGrad").attrs or k.startswith("_")}
+    controls = [i for n in (grad, node) for i in n.inputs if i.startswith("^")]
+    view.put(ir.NodeDef(node.name, "_TwFusedMaxPoolGradReluGrad",
+                        grad.data_inputs() + controls, node.device, attrs))
+    view.remove(grad.name)
+    return True
 
 
 def _fold_batch_norm(view: GraphView, bn: ir.NodeDef, ctx) -> bool:

@@ -12,6 +12,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.ops.nn_geometry import spatial_axes, window_2d
 from tensorweave.runtime.kernels.cpu import conv_impl as impl
+from tensorweave.runtime.kernels.cpu import native
 from tensorweave.runtime.kernels.registry import register_kernel
 
 
@@ -95,11 +96,15 @@ def _check_out(op: str, dy: np.ndarray, win) -> None:
 def _conv2d(node):
     c = _Conv(node, "Conv2D")
 
-    def run(x, w):
+    def run(x, w, bias=None, act=None):
+        """conv2d(x, w); `_FusedConv2D` passes its float32 bias and activation along."""
         xh = c.nhwc(x)
         w = np.asarray(w, c.cdtype)
         _check_filter("Conv2D", xh.shape[3], w)
-        return c.out(impl.conv2d(xh, w, c.windows(xh.shape[1:3], w.shape[:2])))
+        if bias is not None and bias.shape != (w.shape[3],):
+            raise _invalid(f"Must provide as many biases as the channel dimension of the output "
+                           f"tensor: {list(bias.shape)} vs. {w.shape[3]}")
+        return c.out(impl.conv2d(xh, w, c.windows(xh.shape[1:3], w.shape[:2]), bias, act))
 
     return run
 
@@ -252,20 +257,30 @@ def _avg_pool(node):
     return run
 
 
-def _max_pool_grad_run(p: _Pool, x, y, dy, ksize=None, strides=None):
+def _max_pool_grad_run(p: _Pool, x, y, dy, ksize=None, strides=None, relu=False):
+    """MaxPoolGrad; with `relu`, times (x > 0) (ReluGrad against the pooled Relu output)."""
     xh, yh, dyh = p.nhwc(x), p.nhwc(y), p.nhwc(dy)
     win = p.window(xh.shape[1:3], ksize, strides)
     if yh.shape != dyh.shape or yh.shape[1:3] != (win.out_h, win.out_w):
         raise _invalid(f"{p.op}: expected orig_output and grad of shape "
                        f"{[xh.shape[0], win.out_h, win.out_w, xh.shape[3]]} (NHWC), got "
                        f"{list(yh.shape)} and {list(dyh.shape)}")
-    return p.out(impl.max_pool_grad(xh, yh, dyh, win))
+    if relu and native.usable(xh, yh, dyh):
+        return p.out(native.max_pool_grad(xh, yh, dyh, win, relu_of=xh))
+    dx = impl.max_pool_grad(xh, yh, dyh, win)
+    return p.out(dx * (xh > 0) if relu else dx)
 
 
 @register_kernel("MaxPoolGrad")
 def _max_pool_grad(node):
     p = _Pool(node, "MaxPoolGrad")
     return lambda x, y, dy: _max_pool_grad_run(p, x, y, dy)
+
+
+@register_kernel("_TwFusedMaxPoolGradReluGrad")
+def _max_pool_grad_relu_grad(node):
+    p = _Pool(node, "_TwFusedMaxPoolGradReluGrad")
+    return lambda x, y, dy: _max_pool_grad_run(p, x, y, dy, relu=True)
 
 
 @register_kernel("MaxPoolGradV2")

@@ -7,6 +7,11 @@ tap by tap). The filter gradient is `cols.T @ dy`; the input gradient is one bat
 giving dy @ W[tap].T per tap, added into the input by KH*KW strided adds (no np.add.at).
 Pooling reduces the KH*KW strided slices of the input with one vectorized op each. Arrays
 stay in their dtype (float32 stays float32); half precision is computed in float32.
+
+float32 work goes to the compiled loops of `native` where they apply (the patch matrix and
+its adjoint, built a few images at a time by `conv_native`; max pooling and its gradient; a
+direct convolution for inputs of few channels); the numpy code here is then the fallback and
+the reference the tests compare them with.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorweave.ops.nn_geometry import Window2D
+from tensorweave.runtime.kernels.cpu import conv_native, native
 
 _UPCAST = {np.dtype(np.float16): np.dtype(np.float32)}
 
@@ -86,6 +92,8 @@ def im2col(x: np.ndarray, win: Window2D) -> np.ndarray:
             x = x[:, :win.stride_h * (win.out_h - 1) + 1:win.stride_h,
                   :win.stride_w * (win.out_w - 1) + 1:win.stride_w]
         return np.ascontiguousarray(x).reshape(-1, c)
+    if native.usable(x):
+        return native.im2col(x, win)
     cols = np.ascontiguousarray(patches(pad_nhwc(x, win), win))
     return cols.reshape(n * win.out_h * win.out_w, win.k_h * win.k_w * c)
 
@@ -95,6 +103,8 @@ def col2im(dcols: np.ndarray, win: Window2D, n: int, c: int) -> np.ndarray:
     if _is_pointwise(win) and (win.stride_h, win.stride_w) == (1, 1) and \
             (win.out_h, win.out_w) == (win.in_h, win.in_w):
         return dcols.reshape(n, win.in_h, win.in_w, c)
+    if native.usable(dcols):
+        return native.col2im(dcols, win, n, c)
     d6 = dcols.reshape(n, win.out_h, win.out_w, win.k_h, win.k_w, c)
     hp, wp = padded_hw(win)
     dxp = np.zeros((n, hp, wp, c), dcols.dtype)
@@ -119,18 +129,39 @@ def crop(xp: np.ndarray, win: Window2D) -> np.ndarray:
 
 
 # -- convolution --------------------------------------------------------------------------------
-def conv2d(x: np.ndarray, w: np.ndarray, win: Window2D) -> np.ndarray:
-    """NHWC conv: x (N,H,W,C), w (KH,KW,C/G,O) → (N,OH,OW,O); G groups when C > w's depth."""
+def conv2d(x: np.ndarray, w: np.ndarray, win: Window2D, bias=None, act=None) -> np.ndarray:
+    """NHWC conv: x (N,H,W,C), w (KH,KW,C/G,O) → (N,OH,OW,O); G groups when C > w's depth.
+    With `bias` (O,) and/or `act` (None, "Relu", "Relu6": float32 only) returns
+    act(conv + bias), fused into the convolution where the direct loop runs."""
     n, _, _, c = x.shape
     groups = c // w.shape[2]
     out_c = w.shape[3]
+    fast = groups == 1 and native.usable(x, w) and (bias is None or native.usable(bias))
+    if fast and _few_channels(x, win):
+        return native.conv_direct(x, w, win, bias, act)
+    if fast and not _is_pointwise(win):
+        return conv_native.conv2d(x, w, win, bias, act)
     if groups == 1 and _few_channels(x, win):
         y = np.dot(im2col_t(x, win).T, w.reshape(-1, out_c))
     elif groups == 1:
         y = np.dot(im2col(x, win), w.reshape(-1, out_c))
     else:
         y = _grouped(im2col(x, win), w, groups, lambda ci, wi: np.dot(ci, wi))
-    return y.reshape(n, win.out_h, win.out_w, out_c)
+    y = y.reshape(n, win.out_h, win.out_w, out_c)
+    return y if bias is None and act is None else bias_act(y, bias, act)
+
+
+def bias_act(y: np.ndarray, bias, act) -> np.ndarray:
+    """act(y + bias) over the last axis, in place on the fresh float32 `y`."""
+    if native.usable(y) and (bias is None or native.usable(bias)):
+        return native.bias_act(y, bias, act)
+    if bias is not None:
+        np.add(y, bias, out=y)
+    if act is not None:
+        np.maximum(y, 0, out=y)
+    if act == "Relu6":
+        np.minimum(y, 6, out=y)
+    return y
 
 
 def _few_channels(x: np.ndarray, win: Window2D) -> bool:
@@ -168,6 +199,11 @@ def conv2d_backprop_filter(x: np.ndarray, dy: np.ndarray, filter_shape, win: Win
     out_c = dy.shape[3]
     dy2 = dy.reshape(-1, out_c)
     groups = x.shape[3] // filter_shape[2]
+    fast = groups == 1 and native.usable(x, dy)
+    if fast and _few_channels(x, win):
+        return native.conv_filter_direct(x, dy, win)
+    if fast and not _is_pointwise(win):
+        return conv_native.backprop_filter(x, dy, win)
     if groups == 1 and _few_channels(x, win):
         return np.dot(im2col_t(x, win), dy2).reshape(filter_shape)
     cols = im2col(x, win)
@@ -193,8 +229,10 @@ def conv2d_backprop_input(dy: np.ndarray, w: np.ndarray, input_shape, win: Windo
     kh, kw, cg, out_c = w.shape
     groups = c // cg
     dy2 = dy.reshape(-1, out_c)
-    if _is_pointwise(win) and groups == 1:
-        return col2im(np.dot(dy2, w.reshape(cg, out_c).T), win, n, c)
+    if groups == 1 and _is_pointwise(win):
+        return col2im(np.dot(dy2, w.reshape(-1, out_c).T), win, n, c)
+    if groups == 1 and native.usable(dy, w):
+        return conv_native.backprop_input(dy, w, input_shape, win)
     blocks = _tap_products(dy2, w, groups).reshape(kh, kw, n, win.out_h, win.out_w, c)
     taps = [(i, j, _tap_span(win, i, j)) for i in range(kh) for j in range(kw)]
     full = next((t for t in taps if t[2] == _FULL), None)
@@ -295,6 +333,8 @@ def _lowest(dtype: np.dtype):
 
 def max_pool(x: np.ndarray, win: Window2D) -> np.ndarray:
     """Max over each window; padding never wins (it is -inf)."""
+    if native.usable(x):
+        return native.max_pool(x, win)
     xp = pad_nhwc(x, win, _lowest(x.dtype))
     out = None
     for i in range(win.k_h):
@@ -308,6 +348,8 @@ def max_pool(x: np.ndarray, win: Window2D) -> np.ndarray:
 def max_pool_grad(x: np.ndarray, y: np.ndarray, dy: np.ndarray, win: Window2D) -> np.ndarray:
     """Routes each output gradient to the first input (row-major in its window) equal to the
     window's max, as TF's CPU kernel does."""
+    if native.usable(x, y, dy):
+        return native.max_pool_grad(x, y, dy, win)
     xp = pad_nhwc(x, win, _lowest(x.dtype))
     tiled = _tiles_exactly(win, xp.shape)
     dxp = np.empty(xp.shape, dy.dtype) if tiled else np.zeros(xp.shape, dy.dtype)

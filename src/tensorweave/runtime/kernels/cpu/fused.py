@@ -1,9 +1,14 @@
 """Kernels of the fused ops: the base kernel, then bias/activation applied in place on its
-fresh output (never on an input)."""
+fresh output (never on an input).
+
+float32 bias + Relu/Relu6 (or either alone) take one compiled pass (`conv_impl.bias_act`);
+a base kernel that can fuse them itself (Conv2D: its direct loop for inputs of few channels)
+receives them as two extra arguments, `base(a, b, bias, act)`.
+"""
 
 import numpy as np
 
-from tensorweave.runtime.kernels.cpu import parallel
+from tensorweave.runtime.kernels.cpu import conv_impl, native, parallel
 from tensorweave.runtime.kernels.cpu.nn import add_bias_rows
 from tensorweave.runtime.kernels.registry import KernelNode, lookup_kernel, register_kernel
 
@@ -43,6 +48,10 @@ def _blockable(y: np.ndarray, bias) -> bool:
         y.ndim >= 1 and b.shape[0] == y.shape[-1] and b.dtype == y.dtype
 
 
+_NATIVE_ACTS = (None, "Relu", "Relu6")
+_TAKES_EPILOGUE = frozenset({"Conv2D"})
+
+
 def _fused(base_op: str, base_attrs: tuple[str, ...]):
     def factory(node):
         attrs = {k: v for k, v in node.attrs.items() if k in base_attrs}
@@ -51,13 +60,20 @@ def _fused(base_op: str, base_attrs: tuple[str, ...]):
             node.device, node.resources))
         ops = list(node.attr("fused_ops"))
         with_bias = bool(ops) and ops[0] in ("BiasAdd", "Add")
-        act = _activation(ops[-1], node.attr("leakyrelu_alpha")) \
-            if ops and ops[-1] not in ("BiasAdd", "Add") else None
+        act_name = ops[-1] if ops and ops[-1] not in ("BiasAdd", "Add") else None
+        act = _activation(act_name, node.attr("leakyrelu_alpha")) if act_name else None
+        one_pass = node.output_dtypes[0].np_dtype == np.float32 and act_name in _NATIVE_ACTS
+        in_base = one_pass and base_op in _TAKES_EPILOGUE
 
         def run(a, b, *args):
+            bias = _one_pass_bias(args[0] if with_bias else None) if one_pass else False
+            if in_base and bias is not False:
+                return base(a, b, bias, act_name)
             y = np.asarray(base(a, b))
             if not y.flags.writeable:
                 y = y.copy()
+            if bias is not False and (bias is None or bias.shape == y.shape[-1:]) and y.ndim:
+                return conv_impl.bias_act(y, bias, act_name)
             if with_bias and _blockable(y, args[0]):
                 return add_bias_rows(y, args[0], out=y, then=act)
             if with_bias:
@@ -67,6 +83,14 @@ def _fused(base_op: str, base_attrs: tuple[str, ...]):
         return run
 
     return factory
+
+
+def _one_pass_bias(bias):
+    """The bias as the one-pass epilogue takes it (None for no bias); False when it cannot."""
+    if bias is None:
+        return None
+    b = np.asarray(bias)
+    return b if b.ndim == 1 and native.usable(b) else False
 
 
 register_kernel("_FusedMatMul")(_fused("MatMul", ("transpose_a", "transpose_b", "T")))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.runtime.kernels.cpu import parallel
+from tensorweave.runtime.kernels.cpu import native, parallel
 from tensorweave.runtime.kernels.cpu.conv_impl import compute_dtype
 from tensorweave.runtime.kernels.registry import register_kernel, register_simple_kernel
 
@@ -99,7 +99,9 @@ def _leaky_relu(node):
 # -- activation gradients -----------------------------------------------------------------------
 def _relu_grad(g, x):
     """g * (x > 0) (TF's formula: inf/nan gradients stay nan where x <= 0); big arrays split
-    over threads."""
+    over threads; float32 in one compiled pass."""
+    if native.usable(g, x) and g.shape == x.shape:
+        return native.relu_grad(g, x)
     if getattr(g, "size", 0) < parallel.MIN_PARALLEL or not _same_layout(g, x):
         return g * (x > 0)
     out = np.empty_like(g)

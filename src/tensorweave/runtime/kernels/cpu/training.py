@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tensorweave import dtypes, errors
-from tensorweave.runtime.kernels.cpu import parallel
+from tensorweave.runtime.kernels.cpu import native, parallel
 from tensorweave.runtime.kernels.registry import register_kernel
 
 
@@ -120,6 +120,9 @@ def _adam(b, s, g, t, f) -> None:
     (Nesterov: alpha*(g(1-beta1)+beta1*m)/(sqrt(v)+eps)); `s` from `_adam_scalars`."""
     var, m, v = b
     alpha, one_minus_beta1, one_minus_beta2, beta1, epsilon = s
+    if native.usable(var, m, v, g) and all(isinstance(x, np.float32) for x in s):
+        native.adam(var, m, v, g, *s, f["use_nesterov"])   # the same steps in one pass
+        return
     tmp = t.get(0, var)
     np.subtract(g, m, out=tmp)
     tmp *= one_minus_beta1

@@ -1,0 +1,19 @@
+"""Builds tensorweave's one compiled helper (everything else is in pyproject.toml).
+
+The extension is optional: without a C compiler the install still succeeds and the kernels
+use their numpy paths (`tensorweave.runtime.kernels.cpu.native.AVAILABLE` is then False).
+"""
+
+from setuptools import Extension, setup
+
+NATIVE = "src/tensorweave/runtime/kernels/cpu/native/"
+
+setup(ext_modules=[Extension(
+    "tensorweave.runtime.kernels.cpu._native",
+    sources=[NATIVE + f for f in ("module.c", "elementwise.c", "pool.c", "conv.c")],
+    depends=[NATIVE + "native.h"],
+    # NOTE: no FMA contraction, so every machine (and every ifunc clone) computes the same
+    # bits as numpy does for the same sequence of float32 operations.
+    extra_compile_args=["-O3", "-ffp-contract=off", "-fno-math-errno", "-std=gnu11"],
+    optional=True,
+)])

@@ -1,0 +1,135 @@
+"""The compiled float32 loops of `native/*.c`, behind numpy-shaped calls.
+
+numpy runs one ufunc at a time over whole arrays, so a kernel of k ufuncs makes k trips
+through memory; on the tensors of a training step (several MB, larger than the caches) that
+traffic, not arithmetic, is the cost. These loops do the memory-bound kernels in one pass:
+ReluGrad, bias + activation epilogues, ApplyAdam, max pooling and its gradient, the patch
+matrix of a convolution and its adjoint, and a direct convolution for inputs with few
+channels. GEMMs stay with numpy's BLAS.
+
+Callers check `usable(*arrays)` (the module built, all arrays float32 and C-contiguous) and
+fall back to their numpy code otherwise; every loop computes what that numpy code computes
+(bit for bit where the numpy code is elementwise, up to summation order in convolutions).
+`TENSORWEAVE_NATIVE=0` in the environment, or `set_enabled(False)`, turns the loops off
+(benchmarks and tests compare both paths). The calls release the GIL. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from tensorweave.ops.nn_geometry import Window2D
+
+try:
+    from tensorweave.runtime.kernels.cpu import _native
+except ImportError:  # NOTE: built without a C compiler; the numpy paths serve
+    _native = None
+
+BUILT = _native is not None
+_F32 = np.dtype(np.float32)
+_state = {"enabled": BUILT and os.environ.get("TENSORWEAVE_NATIVE", "1") != "0"}
+
+ACT = {None: 0, "Relu": 1, "Relu6": 2}
+
+
+def enabled() -> bool:
+    """Whether the compiled loops are in use."""
+    return _state["enabled"]
+
+
+def set_enabled(on: bool) -> bool:
+    """Turns the loops on (when built) or off; returns the previous setting."""
+    old = _state["enabled"]
+    _state["enabled"] = bool(on) and BUILT
+    return old
+
+
+def usable(*arrays) -> bool:
+    """Whether the loops are on and every array is a C-contiguous float32 ndarray."""
+    return _state["enabled"] and all(
+        isinstance(a, np.ndarray) and a.dtype == _F32 and a.flags.c_contiguous for a in arrays)
+
+
+def _window(win: Window2D, n: int, c: int) -> tuple:
+    return (n, win.in_h, win.in_w, c, win.k_h, win.k_w, win.out_h, win.out_w,
+            win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_top, win.pad_left)
+
+
+# -- elementwise --------------------------------------------------------------------------------
+def relu_grad(g: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """g * (x > 0), TF's ReluGrad (same shapes)."""
+    out = np.empty_like(g)
+    _native.relu_grad(g, x, out, g.size)
+    return out
+
+
+def bias_act(y: np.ndarray, bias: np.ndarray | None, act: str | None) -> np.ndarray:
+    """y += bias over the last axis (when given), then Relu/Relu6/None, in place; returns y."""
+    cols = y.shape[-1] if y.ndim else 1
+    _native.bias_act(y, bias, y.size // max(cols, 1), cols, ACT[act])
+    return y
+
+
+def adam(var, m, v, g, alpha, one_minus_beta1, one_minus_beta2, beta1, epsilon,
+         nesterov: bool) -> None:
+    """ApplyAdam in place on var, m, v (same size as g); scalars as `_adam_scalars` gives."""
+    _native.adam(var, m, v, g, g.size, float(alpha), float(one_minus_beta1),
+                 float(one_minus_beta2), float(beta1), float(epsilon), bool(nesterov))
+
+
+# -- pooling ------------------------------------------------------------------------------------
+def max_pool(x: np.ndarray, win: Window2D) -> np.ndarray:
+    """NHWC max pool; padding never wins, nan propagates."""
+    n, _, _, c = x.shape
+    y = np.empty((n, win.out_h, win.out_w, c), _F32)
+    _native.max_pool(x, y, _window(win, n, c))
+    return y
+
+
+def max_pool_grad(x: np.ndarray, y: np.ndarray, dy: np.ndarray, win: Window2D,
+                  relu_of: np.ndarray | None = None) -> np.ndarray:
+    """Each window's gradient to its first maximum (row-major); times (relu_of > 0) when
+    given (ReluGrad of the result against the pooled Relu's output)."""
+    n, _, _, c = x.shape
+    dx = np.empty(x.shape, _F32)
+    _native.max_pool_grad(x, y, dy, dx, relu_of, _window(win, n, c))
+    return dx
+
+
+# -- convolution --------------------------------------------------------------------------------
+def im2col(x: np.ndarray, win: Window2D) -> np.ndarray:
+    """The (N*OH*OW, KH*KW*C) patch matrix of NHWC `x` (zeros for padding)."""
+    n, _, _, c = x.shape
+    cols = np.empty((n * win.out_h * win.out_w, win.k_h * win.k_w * c), _F32)
+    _native.im2col(x, cols, _window(win, n, c))
+    return cols
+
+
+def col2im(cols: np.ndarray, win: Window2D, n: int, c: int,
+           out: np.ndarray | None = None) -> np.ndarray:
+    """The adjoint of `im2col`: patch rows summed back into an (N, H, W, C) array (`out`, a
+    C-contiguous float32 array of that shape, when given)."""
+    dx = np.empty((n, win.in_h, win.in_w, c), _F32) if out is None else out
+    _native.col2im(cols, dx, _window(win, n, c))
+    return dx
+
+
+def conv_direct(x: np.ndarray, w: np.ndarray, win: Window2D, bias: np.ndarray | None = None,
+                act: str | None = None) -> np.ndarray:
+    """act(conv2d(x, w) + bias) without a patch matrix: x NHWC, w (KH, KW, C, O)."""
+    n, _, _, c = x.shape
+    o = w.shape[3]
+    y = np.empty((n, win.out_h, win.out_w, o), _F32)
+    _native.conv_direct(x, w, bias, y, o, ACT[act], _window(win, n, c))
+    return y
+
+
+def conv_filter_direct(x: np.ndarray, dy: np.ndarray, win: Window2D) -> np.ndarray:
+    """d(conv2d)/d(filter) without a patch matrix (summed in double): (KH, KW, C, O)."""
+    n, _, _, c = x.shape
+    o = dy.shape[3]
+    dw = np.empty((win.k_h, win.k_w, c, o), _F32)
+    _native.conv_filter_direct(x, dy, dw, o, _window(win, n, c))
+    return dw

@@ -1,0 +1,56 @@
+/* tensorweave's compiled CPU helpers: float32 loops that numpy would run as several passes
+ * over memory. Every function here works on C-contiguous float32 buffers whose sizes the
+ * module (module.c) has checked against the dimensions; none of them touches Python objects,
+ * so they run with the GIL released. Those that need scratch memory return -1 when they
+ * cannot get it (and 0 otherwise).
+ */
+#ifndef TW_NATIVE_H
+#define TW_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Clones of the hot loops for wider vector units, picked at load time (GCC/Clang ifuncs).
+ * NOTE: everything is compiled with -ffp-contract=off, so a clone computes the same bits as
+ * the baseline and as numpy (no fused multiply-adds appear on some machines only). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
+#define TW_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TW_CLONES
+#endif
+
+/* Helpers of a cloned loop must be inlined into it, or they run the baseline code. */
+#define TW_INLINE static inline __attribute__((always_inline))
+
+/* The geometry of a 2-D window over NHWC data (TF's Window2D): input n,h,w,c; window kh,kw;
+ * output oh,ow; strides, dilations; padding before (top/left). */
+typedef struct {
+    int64_t n, h, w, c;
+    int64_t kh, kw, oh, ow;
+    int64_t sh, sw, dh, dw;
+    int64_t pt, pl;
+} tw_window;
+
+enum { TW_ACT_NONE = 0, TW_ACT_RELU = 1, TW_ACT_RELU6 = 2 };
+
+/* elementwise.c */
+void tw_relu_grad(const float *g, const float *x, float *out, int64_t n);
+void tw_bias_act(float *y, const float *bias, int64_t rows, int64_t cols, int act);
+void tw_adam(float *var, float *m, float *v, const float *g, int64_t n, float alpha,
+             float one_minus_beta1, float one_minus_beta2, float beta1, float epsilon,
+             int nesterov);
+
+/* pool.c */
+void tw_max_pool(const float *x, float *y, const tw_window *win);
+int tw_max_pool_grad(const float *x, const float *y, const float *dy, float *dx,
+                     const float *relu_of, const tw_window *win);
+
+/* conv.c */
+void tw_im2col(const float *x, float *cols, const tw_window *win);
+void tw_col2im(const float *cols, float *dx, const tw_window *win);
+int tw_conv_direct(const float *x, const float *w, const float *bias, float *y, int64_t o,
+                   int act, const tw_window *win);
+int tw_conv_filter_direct(const float *x, const float *dy, float *dw, int64_t o,
+                          const tw_window *win);
+
+#endif

@@ -1,0 +1,222 @@
+"""The compiled float32 loops against the numpy code they replace (run with them switched off).
+
+Elementwise loops must match bit for bit; convolutions up to summation order (checked against
+float64). Geometries cover padding, strides, dilations, VALID windows that leave input
+unused, channel counts on and off the loops' register blocks, and ties, nan and -inf for
+pooling. Bad buffers must raise, never read or write out of bounds.
+"""
+
+import contextlib
+import shutil
+import sysconfig
+
+import numpy as np
+import pytest
+
+from tensorweave.ops.nn_geometry import window_2d
+from tensorweave.runtime.kernels.cpu import conv_impl as impl
+from tensorweave.runtime.kernels.cpu import native
+
+pytestmark = pytest.mark.skipif(not native.BUILT, reason="compiled helper not built")
+
+RNG = np.random.default_rng(0)
+
+
+@contextlib.contextmanager
+def numpy_only():
+    old = native.set_enabled(False)
+    try:
+        yield
+    finally:
+        native.set_enabled(old)
+
+
+def both(fn, *args):
+    """(native result, numpy result) of fn(*args)."""
+    assert native.enabled()
+    fast = fn(*args)
+    with numpy_only():
+        slow = fn(*args)
+    return fast, slow
+
+
+def rand(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def test_built_wherever_a_compiler_is():
+    """The install builds the helper when a C compiler exists (CI's machine has one)."""
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) or shutil.which("cc"):
+        assert native.BUILT and native.enabled()
+
+
+GEOMETRIES = [  # (in_hw, k_hw, strides, padding, dilations)
+    ((28, 28), (3, 3), (1, 1), "SAME", (1, 1)),
+    ((14, 14), (3, 3), (1, 1), "SAME", (1, 1)),
+    ((9, 7), (3, 2), (2, 2), "SAME", (1, 1)),
+    ((10, 11), (3, 3), (2, 3), "VALID", (1, 1)),     # trailing input never read
+    ((8, 9), (2, 3), (1, 1), "SAME", (2, 2)),
+    ((5, 5), (5, 5), (1, 1), "VALID", (1, 1)),
+    ((6, 4), (1, 1), (2, 2), "VALID", (1, 1)),
+]
+
+
+def window(geom):
+    in_hw, k_hw, strides, padding, dil = geom
+    return window_2d(in_hw, k_hw, {"strides": [1, *strides, 1], "padding": padding,
+                                   "dilations": [1, *dil, 1], "data_format": "NHWC"})
+
+
+@pytest.mark.parametrize("geom", GEOMETRIES)
+@pytest.mark.parametrize("c", [1, 3, 8])
+def test_patch_matrix_and_its_adjoint(geom, c):
+    win = window(geom)
+    x = rand(2, *geom[0], c)
+    fast, slow = both(impl.im2col, x, win)
+    np.testing.assert_array_equal(fast, slow)
+    cols = rand(*fast.shape)
+    fast, slow = both(impl.col2im, cols, win, 2, c)
+    np.testing.assert_allclose(fast, slow, rtol=1e-5, atol=1e-5)
+
+
+def _close_to_float64(fast, ref64, rtol=2e-6):
+    scale = max(np.abs(ref64).max(), 1.0)
+    np.testing.assert_allclose(fast, ref64, rtol=0, atol=rtol * scale * 10)
+
+
+@pytest.mark.parametrize("geom", GEOMETRIES)
+@pytest.mark.parametrize("c,o", [(1, 32), (1, 5), (3, 40), (2, 64), (4, 33)])
+def test_direct_convolution_for_few_channels(geom, c, o):
+    win = window(geom)
+    x, w, b = rand(3, *geom[0], c), rand(*geom[1], c, o), rand(o)
+    ref = impl.conv2d(x.astype(np.float64), w.astype(np.float64), win)
+    fast, slow = both(impl.conv2d, x, w, win)
+    _close_to_float64(fast, ref)
+    _close_to_float64(slow, ref)
+    for act in (None, "Relu", "Relu6"):
+        want = np.maximum(ref + b, 0) if act else ref + b
+        want = np.minimum(want, 6) if act == "Relu6" else want
+        _close_to_float64(impl.conv2d(x, w, win, b, act), want)
+    dy = rand(3, win.out_h, win.out_w, o)
+    fast = impl.conv2d_backprop_filter(x, dy, w.shape, win)
+    ref = impl.conv2d_backprop_filter(x.astype(np.float64), dy.astype(np.float64), w.shape, win)
+    _close_to_float64(fast, ref)
+
+
+@pytest.mark.parametrize("geom", GEOMETRIES)
+def test_input_gradient_through_the_adjoint(geom):
+    win = window(geom)
+    w, dy = rand(*geom[1], 6, 7), rand(2, win.out_h, win.out_w, 7)
+    shape = (2, *geom[0], 6)
+    fast = impl.conv2d_backprop_input(dy, w, shape, win)
+    ref = impl.conv2d_backprop_input(dy.astype(np.float64), w.astype(np.float64), shape, win)
+    _close_to_float64(fast, ref)
+
+
+def _pool_input(geom, c):
+    """Values with ties (rounded), -inf and nan, so every routing rule is exercised."""
+    x = np.round(rand(2, *geom[0], c) * 2) / 2
+    x.flat[::17] = -np.inf
+    x.flat[5::41] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("geom", GEOMETRIES)
+@pytest.mark.parametrize("c", [1, 5, 32])
+def test_max_pool_and_its_gradient_match_bit_for_bit(geom, c):
+    win = window(geom)
+    x = _pool_input(geom, c)
+    fast, slow = both(impl.max_pool, x, win)
+    np.testing.assert_array_equal(fast, slow)
+    dy = rand(*fast.shape)
+    fast, slow = both(impl.max_pool_grad, x, fast, dy, win)
+    if win.stride_h >= win.k_h and win.stride_w >= win.k_w:
+        np.testing.assert_array_equal(fast, slow)
+    else:  # overlapping windows: sums of several gradients, added in another order
+        np.testing.assert_allclose(fast, slow, rtol=1e-6, atol=1e-6)
+        np.testing.assert_array_equal(fast == 0, slow == 0)    # routed to the same places
+
+
+def test_max_pool_grad_times_relu_mask():
+    win = window(((8, 8), (2, 2), (2, 2), "VALID", (1, 1)))
+    h = np.maximum(rand(2, 8, 8, 3), 0)
+    y = impl.max_pool(h, win)
+    dy = rand(*y.shape)
+    fused = native.max_pool_grad(h, y, dy, win, relu_of=h)
+    np.testing.assert_array_equal(fused, impl.max_pool_grad(h, y, dy, win) * (h > 0))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value")
+def test_elementwise_loops_match_bit_for_bit():
+    g, x = rand(1000, 37), rand(1000, 37)
+    x[::7] = 0.0
+    g[::11] = np.inf
+    np.testing.assert_array_equal(native.relu_grad(g, x), g * (x > 0))
+    b = rand(37)
+    y = rand(1000, 37)
+    y[3, 4] = np.nan
+    for act, ref in ((None, y + b), ("Relu", np.maximum(y + b, 0)),
+                     ("Relu6", np.minimum(np.maximum(y + b, 0), 6))):
+        np.testing.assert_array_equal(impl.bias_act(y.copy(), b, act), ref)
+        with numpy_only():
+            np.testing.assert_array_equal(impl.bias_act(y.copy(), b, act), ref)
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_adam_matches_the_numpy_update_bit_for_bit(nesterov):
+    from tensorweave.runtime.kernels.cpu.training import _adam, _adam_scalars
+
+    f32 = np.float32
+    s = _adam_scalars((f32(0.9) ** 3, f32(0.999) ** 3, f32(1e-3), f32(0.9), f32(0.999),
+                       f32(1e-7)))
+    var, m, v, g = rand(300_000), rand(300_000), np.abs(rand(300_000)), rand(300_000)
+    states = [[a.copy() for a in (var, m, v)] for _ in range(2)]
+    _adam(states[0], s, g, _Scratch(), {"use_nesterov": nesterov})
+    with numpy_only():
+        _adam(states[1], s, g, _Scratch(), {"use_nesterov": nesterov})
+    for a, b in zip(*states):
+        np.testing.assert_array_equal(a, b)
+
+
+class _Scratch:
+    def get(self, i, like):
+        return np.empty_like(like)
+
+
+def _read_only(n):
+    a = np.ones(n, np.float32)
+    a.flags.writeable = False
+    return a
+
+
+@pytest.mark.parametrize("call", [
+    lambda: native.relu_grad(np.ones(4, np.float64), np.ones(4, np.float64)),
+    lambda: native._native.relu_grad(np.ones(4, np.float32), np.ones(3, np.float32),
+                                      np.ones(4, np.float32), 4),
+    lambda: native._native.relu_grad(np.ones(8, np.float32)[::2], np.ones(4, np.float32),
+                                      np.ones(4, np.float32), 4),
+    lambda: native._native.max_pool(np.ones(4, np.float32), np.ones(1, np.float32),
+                                     (1, 2, 2, 1, 2, 2, 1, 1, 2, 2, 1, 1, 0, 0)[:13]),
+    lambda: native._native.max_pool(np.ones(4, np.float32), np.ones(1, np.float32),
+                                     (1, 2, 2, 1, 2, 2, 2, 2, 2, 2, 1, 1, 0, 0)),
+    lambda: native._native.im2col(np.ones(4, np.float32), np.ones(4, np.float32),
+                                  (1, 2, 2, 1, 1, 1, 2, 2, 0, 1, 1, 1, 0, 0)),
+    lambda: native._native.conv_direct(np.ones(4, np.float32), np.ones(4, np.float32), None,
+                                       np.ones(4, np.float32), 1, 9,
+                                       (1, 2, 2, 1, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0)),
+    lambda: native._native.max_pool(np.ones(4, np.float32), _read_only(1),
+                                    (1, 2, 2, 1, 2, 2, 1, 1, 2, 2, 1, 1, 0, 0)),
+])
+def test_bad_buffers_and_geometry_raise(call):
+    with pytest.raises((TypeError, ValueError, BufferError)):
+        call()
+
+
+def test_kernels_fall_back_to_numpy_for_other_dtypes_and_layouts():
+    win = window(GEOMETRIES[1])
+    x64 = RNG.standard_normal((2, 14, 14, 3))
+    assert impl.max_pool(x64, win).dtype == np.float64
+    xt = rand(2, 3, 14, 14).transpose(0, 2, 3, 1)          # NCHW seen as NHWC: a view
+    np.testing.assert_array_equal(impl.max_pool(xt, win),
+                                  impl.max_pool(np.ascontiguousarray(xt), win))
