@@ -37,6 +37,11 @@ def _same_with_and_without(fetches, feed_dict, passes):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
+def _stateful(name):
+    """A stateful op (the dependency pass turns stateless ones nobody reads into NoOps)."""
+    return apply_op("RandomUniform", tf.constant([1], tf.int32), dtype=tf.float32, name=name)[0]
+
+
 def test_pass_table_is_ordered_and_named():
     assert pass_names() == ["constant_folding", "arithmetic", "cse", "dependency", "remapper"]
 
@@ -104,7 +109,7 @@ def test_arithmetic_transposes_and_constant_chains():
 
 def test_dependency_removes_identity_and_noop_keeping_control():
     x = tf.placeholder(tf.float32, [], name="x")
-    a = tf.sin(x, name="a")
+    a = _stateful("a")                 # its value is never read, but it is stateful: it stays
     with tf.control_dependencies([a]):
         n = tf.no_op(name="n")
     with tf.control_dependencies([n]):
@@ -116,6 +121,52 @@ def test_dependency_removes_identity_and_noop_keeping_control():
     assert "^a" in mul.inputs or any("^a" in n.inputs for n in out.nodes)
 
 
+def test_dependency_makes_values_nobody_reads_noops():
+    x = tf.placeholder(tf.float32, [], name="x")
+    a = tf.sin(x, name="a")
+    with tf.control_dependencies([a]):
+        y = tf.multiply(x, 2.0, name="y")
+    ops, report = _run_pass("dependency", [y], [x])
+    assert "Sin" not in ops and "NoOp" not in ops
+    assert any("a: value never read" in text for _, text in report)
+    out = optimize(_pruned([y], [x]), PassContext(), only=["dependency"])
+    mul = next(n for n in out.nodes if n.op == "Mul")
+    assert not [i for i in mul.inputs if i.startswith("^")]   # x is read: no extra control
+
+
+def test_dependency_keeps_ops_that_change_a_ref_input():
+    """CountUpTo is not marked stateful (as in TF) but increments its variable: it stays."""
+    x = tf.placeholder(tf.float32, [], name="x")
+    counter = tf.Variable(0, name="counter")
+    with tf.control_dependencies([counter.count_up_to(5)]):
+        y = tf.identity(x, name="y")
+    ops, _ = _run_pass("dependency", [y], [x])
+    assert "CountUpTo" in ops
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for _ in range(3):
+            s.run(y, {x: 1.0})
+        assert s.run(counter) == 3
+
+
+def test_dependency_skips_the_input_gradient_tf_gates_but_nobody_reads():
+    """tf.gradients gates a conv's two input gradients with a control tuple; the input's is
+    never read when the input is a placeholder, so the pass leaves it out, as Grappler does."""
+    x = tf.placeholder(tf.float32, [2, 5, 5, 1], name="x")
+    w = tf.Variable(np.random.RandomState(0).randn(3, 3, 1, 2).astype(np.float32))
+    loss = tf.reduce_sum(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME") ** 2)
+    grad = tf.gradients(loss, [w], gate_gradients=True)[0]
+    ops, _ = _run_pass("dependency", [grad], [x])
+    assert "Conv2DBackpropFilter" in ops and "Conv2DBackpropInput" not in ops
+    feed = {x: np.random.RandomState(1).randn(2, 5, 5, 1)}
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        on = s.run(grad, feed)
+    with tf.Session(config={"disabled_passes": ["dependency"]}) as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(s.run(grad, feed), on, rtol=1e-6)
+
+
 def test_remapper_fuses_matmul_bias_relu():
     x = tf.placeholder(tf.float32, [None, 3], name="x")
     w = tf.constant(np.random.rand(3, 4).astype(np.float32))
@@ -124,6 +175,16 @@ def test_remapper_fuses_matmul_bias_relu():
     ops, _ = _run_pass("remapper", [y], [x])
     assert "_FusedMatMul" in ops and not {"MatMul", "BiasAdd", "Relu"} & set(ops)
     _same_with_and_without([y], {x: np.random.randn(5, 3)}, ["remapper"])
+
+
+def test_remapper_fuses_max_pool_grad_with_the_relu_grad_after_it():
+    x = tf.placeholder(tf.float32, [2, 6, 6, 3], name="x")
+    h = tf.nn.relu(x * 2.0)
+    loss = tf.reduce_sum(tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID") ** 2)
+    dx = tf.gradients(loss, x)[0]
+    ops, report = _run_pass("remapper", [dx], [x])
+    assert "_TwFusedMaxPoolGradReluGrad" in ops and not {"MaxPoolGrad", "ReluGrad"} & set(ops)
+    _same_with_and_without([dx], {x: np.random.randn(2, 6, 6, 3)}, ["remapper"])
 
 
 def test_remapper_fuses_conv_bias_relu_and_folds_batch_norm():
@@ -166,11 +227,11 @@ def test_passes_switch_off_by_tf_toggle():
 
 def test_arithmetic_keeps_control_inputs_of_dropped_constants():
     x = tf.placeholder(tf.float32, [2], name="x")
-    a = tf.sin(x, name="a")
+    a = _stateful("a")
     with tf.control_dependencies([a]):
         z = x * 1.0  # the constant carries ^a; the Mul is dominated by it
     ops, _ = _run_pass("arithmetic", [z], [x])
-    assert "Mul" not in ops and "Sin" in ops  # `a` still runs before z
+    assert "Mul" not in ops and "RandomUniform" in ops  # `a` still runs before z
 
 
 def test_cond_across_devices_carries_deadness():

@@ -1,27 +1,37 @@
 """dependency: remove Identity and NoOp nodes that only forward, then dead nodes.
 
 `consumer(Identity(x)) → consumer(x)` (the Identity's control inputs move to its consumers);
+`^f(a, b) → ^NoOp(^a, ^b)` for a stateless f whose value nobody reads (TF's
+DependencyOptimizer does the same: `tf.gradients` gates the gradients of an op's inputs with a
+control tuple, so e.g. a first layer's input gradient would be computed only to be waited for);
 `^NoOp(^a, ^b) → ^a, ^b`; nodes no fetch or target needs are dropped. Identities that touch
-control flow, refs, other devices, or are kept (targets) stay.
+control flow, refs, other devices, or are kept (targets) stay; nothing is turned into a NoOp
+in a graph with control flow (deadness).
 """
 
 from __future__ import annotations
 
 from collections import deque
 
-from tensorweave import ir
+from tensorweave import dtypes, ir
 from tensorweave.master.passes import PassContext, register_pass
-from tensorweave.master.passes.graph_view import CONTROL_FLOW_OPS, GraphView
+from tensorweave.master.passes.graph_view import CONTROL_FLOW_OPS, PROTECTED_OPS, GraphView
+from tensorweave.ops.registry import OPS
 
 _FORWARDERS = frozenset(["Identity", "Snapshot", "StopGradient", "PreventGradient"])
 
 
-@register_pass("dependency", "f(Identity(x)) → f(x); ^NoOp(^a) → ^a; unused nodes removed")
+@register_pass("dependency", "f(Identity(x)) → f(x); ^f(a) → ^NoOp(^a); ^NoOp(^a) → ^a; "
+                             "unused nodes removed")
 def run(view: GraphView, ctx: PassContext) -> None:
+    loops = view.has_control_flow()
     for name in list(view.nodes):
         node = view.nodes.get(name)
         if node is None or name in view.keep:
             continue
+        if not loops and _waited_for_only(view, node):
+            node = _to_noop(view, node)
+            ctx.note("dependency", f"{name}: value never read, made a NoOp")
         if node.op in _FORWARDERS and _removable_identity(view, node, ctx):
             _bypass_identity(view, node)
             ctx.note("dependency", f"removed {node.op} {name}")
@@ -30,6 +40,32 @@ def run(view: GraphView, ctx: PassContext) -> None:
             view.remove(name)
             ctx.note("dependency", f"removed NoOp {name}")
     _drop_dead(view, ctx)
+
+
+def _waited_for_only(view: GraphView, node: ir.NodeDef) -> bool:
+    """A side-effect-free op (TF's IsFreeOfSideEffect: not stateful, no ref or resource
+    inputs, not a queue op) whose consumers all take it as a control input only."""
+    op_def = OPS.get(node.op)
+    if op_def is None or op_def.stateful or node.op in PROTECTED_OPS or node.op == "NoOp" \
+            or node.op in CONTROL_FLOW_OPS or "Queue" in node.op \
+            or any(s.is_ref or s.dtype == dtypes.resource for s in op_def.inputs) \
+            or any(s.is_ref for s in op_def.outputs):
+        return False
+    refs = [i for c in view.consumers(node.name) for i in view.nodes[c].inputs
+            if ir.parse_input(i)[0] == node.name]
+    return bool(refs) and all(i.startswith("^") for i in refs)
+
+
+def _to_noop(view: GraphView, node: ir.NodeDef) -> ir.NodeDef:
+    """The NoOp that replaces `node`: it waits for everything `node` read or waited for."""
+    controls: list[str] = []
+    for i in node.inputs:
+        c = "^" + ir.parse_input(i)[0]
+        if c not in controls:
+            controls.append(c)
+    noop = ir.NodeDef(name=node.name, op="NoOp", inputs=controls, device=node.device)
+    view.put(noop)
+    return noop
 
 
 def _removable_identity(view: GraphView, node: ir.NodeDef, ctx: PassContext) -> bool:

@@ -86,9 +86,11 @@ class GraphView:
                 continue
             n = self.edit(name)
             n.inputs = [i for i in n.inputs if i != f"^{old}"]
+            reads = {ir.parse_input(i)[0] for i in n.inputs}
             for c in new_controls:
-                if f"^{c}" not in n.inputs and c != n.name:
+                if c not in reads and c != n.name:   # a data input already orders it
                     n.inputs.append(f"^{c}")
+                    reads.add(c)
         self.invalidate()
 
     def remove(self, name: str) -> None:
