@@ -213,6 +213,14 @@ def test_bad_buffers_and_geometry_raise(call):
         call()
 
 
+def test_a_window_whose_padded_input_cannot_exist_is_refused_not_allocated():
+    """Strides of 2^20 over a 1x1 input: the padded copy would be 2^40 floats."""
+    one = np.ones(1, np.float32)
+    with pytest.raises(MemoryError):
+        native._native.conv_direct(one, one, None, np.ones(4, np.float32), 1, 0,
+                                   (1, 1, 1, 1, 1, 1, 2, 2, 1 << 20, 1 << 20, 1, 1, 0, 0))
+
+
 def test_kernels_fall_back_to_numpy_for_other_dtypes_and_layouts():
     win = window(GEOMETRIES[1])
     x64 = RNG.standard_normal((2, 14, 14, 3))

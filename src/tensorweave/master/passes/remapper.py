@@ -84,7 +84,8 @@ def _fuse_pool_grad_relu_grad(view: GraphView, node: ir.NodeDef, ctx) -> bool:
     """ReluGrad(g, x) over g = MaxPoolGrad(x, y, dy) (read once) → one fused node."""
     grad = view.producer(node.inputs[0])
     if grad is None or grad.op != "MaxPoolGrad" or len(node.data_inputs()) != 2 or \
-            node.inputs[1] != grad.inputs[0] or not _float(node) or \
+            ir.parse_input(node.inputs[1])[:2] != ir.parse_input(grad.inputs[0])[:2] or \
+            not _float(node) or \
             not _single_use(view, grad.name, ctx, ctx.placement.get(node.name, node.device)):
         return False
     attrs = {k: v for k, v in grad.attrs.items()

@@ -14,6 +14,8 @@ functions assume it. Results equal the whole-batch computation up to summation o
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from tensorweave.ops.nn_geometry import Window2D
@@ -29,6 +31,21 @@ def image_groups(n: int, win: Window2D, c: int) -> list[tuple[int, int]]:
     return [(a, min(a + step, n)) for a in range(0, n, step)]
 
 
+_scratch = threading.local()
+
+
+def _patches(x: np.ndarray, win: Window2D) -> np.ndarray:
+    """im2col of an image group into this thread's scratch buffer (reused by every group, so
+    it stays in cache; the caller is done with it before the next call)."""
+    n, _, _, c = x.shape
+    size = n * win.out_h * win.out_w * win.k_h * win.k_w * c
+    buf = getattr(_scratch, "buf", None)
+    if buf is None or buf.size < size:
+        buf = _scratch.buf = np.empty(max(size, CHUNK_FLOATS), np.float32)
+    out = buf[:size].reshape(n * win.out_h * win.out_w, -1)
+    return native.im2col(x, win, out=out)
+
+
 def conv2d(x: np.ndarray, w: np.ndarray, win: Window2D, bias=None, act=None) -> np.ndarray:
     """act(conv2d(x, w) + bias) (bias/act optional): x (N,H,W,C), w (KH,KW,C,O)."""
     n, _, _, c = x.shape
@@ -37,7 +54,7 @@ def conv2d(x: np.ndarray, w: np.ndarray, win: Window2D, bias=None, act=None) -> 
     y = np.empty((n, win.out_h, win.out_w, out_c), np.float32)
     for a, b in image_groups(n, win, c):
         part = y[a:b].reshape(-1, out_c)
-        np.dot(native.im2col(x[a:b], win), w2, out=part)
+        np.dot(_patches(x[a:b], win), w2, out=part)
         if bias is not None or act is not None:
             native.bias_act(part, bias, act)
     return y
@@ -49,7 +66,7 @@ def backprop_filter(x: np.ndarray, dy: np.ndarray, win: Window2D) -> np.ndarray:
     out_c = dy.shape[3]
     dw = np.zeros((win.k_h * win.k_w * c, out_c), np.float32)
     for a, b in image_groups(n, win, c):
-        dw += np.dot(native.im2col(x[a:b], win).T, dy[a:b].reshape(-1, out_c))
+        dw += np.dot(_patches(x[a:b], win).T, dy[a:b].reshape(-1, out_c))
     return dw.reshape(win.k_h, win.k_w, c, out_c)
 
 

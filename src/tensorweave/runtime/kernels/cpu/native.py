@@ -99,10 +99,12 @@ def max_pool_grad(x: np.ndarray, y: np.ndarray, dy: np.ndarray, win: Window2D,
 
 
 # -- convolution --------------------------------------------------------------------------------
-def im2col(x: np.ndarray, win: Window2D) -> np.ndarray:
-    """The (N*OH*OW, KH*KW*C) patch matrix of NHWC `x` (zeros for padding)."""
+def im2col(x: np.ndarray, win: Window2D, out: np.ndarray | None = None) -> np.ndarray:
+    """The (N*OH*OW, KH*KW*C) patch matrix of NHWC `x` (zeros for padding), written into
+    `out` (C-contiguous float32 of that shape) when given."""
     n, _, _, c = x.shape
-    cols = np.empty((n * win.out_h * win.out_w, win.k_h * win.k_w * c), _F32)
+    shape = (n * win.out_h * win.out_w, win.k_h * win.k_w * c)
+    cols = np.empty(shape, _F32) if out is None else out
     _native.im2col(x, cols, _window(win, n, c))
     return cols
 

@@ -66,12 +66,17 @@ TW_INLINE float act_of(float v, int act) {
 }
 
 /* x with its padding made real (zeros), extended to cover every window: the direct loops
- * then read every tap without a bounds check. Sets hp, wp; NULL when out of memory. */
+ * then read every tap without a bounds check. Sets hp, wp; NULL when out of memory (or when
+ * the size would not fit in memory at all). */
 static float *padded_copy(const float *x, const tw_window *g, int64_t *hp, int64_t *wp) {
     const int64_t C = g->c;
     *hp = g->oh > 0 ? (g->oh - 1) * g->sh + (g->kh - 1) * g->dh + 1 : 0;
     *wp = g->ow > 0 ? (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1 : 0;
-    float *xp = calloc((size_t)(g->n * *hp * *wp * C + 1), sizeof(float));
+    int64_t count;                        /* n * hp * wp * c, refused when it overflows */
+    if (__builtin_mul_overflow(g->n, *hp, &count) || __builtin_mul_overflow(count, *wp, &count)
+        || __builtin_mul_overflow(count, C, &count) || count > ((int64_t)1 << 40))
+        return NULL;
+    float *xp = calloc((size_t)count + 1, sizeof(float));
     if (!xp)
         return NULL;
     for (int64_t n = 0; n < g->n; n++)
