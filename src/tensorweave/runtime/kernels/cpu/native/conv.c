@@ -6,14 +6,6 @@
 
 #include "native.h"
 
-TW_INLINE int64_t in_row(const tw_window *g, int64_t o, int64_t i) {
-    return o * g->sh - g->pt + i * g->dh;
-}
-
-TW_INLINE int64_t in_col(const tw_window *g, int64_t o, int64_t j) {
-    return o * g->sw - g->pl + j * g->dw;
-}
-
 /* cols[(n, oh, ow), (i, j, c)] = x[n, ih, iw, c], 0 where the tap falls in the padding. */
 void tw_im2col(const float *x, float *cols, const tw_window *g) {
     const int64_t C = g->c;

@@ -31,6 +31,15 @@ typedef struct {
     int64_t pt, pl;
 } tw_window;
 
+/* The input row / column that output o's window tap i / j reads (may fall in the padding). */
+TW_INLINE int64_t in_row(const tw_window *g, int64_t o, int64_t i) {
+    return o * g->sh - g->pt + i * g->dh;
+}
+
+TW_INLINE int64_t in_col(const tw_window *g, int64_t o, int64_t j) {
+    return o * g->sw - g->pl + j * g->dw;
+}
+
 enum { TW_ACT_NONE = 0, TW_ACT_RELU = 1, TW_ACT_RELU6 = 2 };
 
 /* elementwise.c */

@@ -8,14 +8,6 @@
 
 #include "native.h"
 
-TW_INLINE int64_t in_row(const tw_window *g, int64_t o, int64_t i) {
-    return o * g->sh - g->pt + i * g->dh;
-}
-
-TW_INLINE int64_t in_col(const tw_window *g, int64_t o, int64_t j) {
-    return o * g->sw - g->pl + j * g->dw;
-}
-
 TW_INLINE float max_nan(float m, float v) { return (m >= v || m != m) ? m : v; }
 
 TW_CLONES
