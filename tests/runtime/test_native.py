@@ -17,7 +17,7 @@ from tensorweave.ops.nn_geometry import window_2d
 from tensorweave.runtime.kernels.cpu import conv_impl as impl
 from tensorweave.runtime.kernels.cpu import native
 
-pytestmark = pytest.mark.skipif(not native.BUILT, reason="compiled helper not built")
+needs_native = pytest.mark.skipif(not native.BUILT, reason="compiled helper not built")
 
 RNG = np.random.default_rng(0)
 
@@ -68,6 +68,7 @@ def window(geom):
                                    "dilations": [1, *dil, 1], "data_format": "NHWC"})
 
 
+@needs_native
 @pytest.mark.parametrize("geom", GEOMETRIES)
 @pytest.mark.parametrize("c", [1, 3, 8])
 def test_patch_matrix_and_its_adjoint(geom, c):
@@ -85,6 +86,7 @@ def _close_to_float64(fast, ref64, rtol=2e-6):
     np.testing.assert_allclose(fast, ref64, rtol=0, atol=rtol * scale * 10)
 
 
+@needs_native
 @pytest.mark.parametrize("geom", GEOMETRIES)
 @pytest.mark.parametrize("c,o", [(1, 32), (1, 5), (3, 40), (2, 64), (4, 33)])
 def test_direct_convolution_for_few_channels(geom, c, o):
@@ -104,6 +106,7 @@ def test_direct_convolution_for_few_channels(geom, c, o):
     _close_to_float64(fast, ref)
 
 
+@needs_native
 @pytest.mark.parametrize("geom", GEOMETRIES)
 def test_input_gradient_through_the_adjoint(geom):
     win = window(geom)
@@ -122,6 +125,7 @@ def _pool_input(geom, c):
     return x
 
 
+@needs_native
 @pytest.mark.parametrize("geom", GEOMETRIES)
 @pytest.mark.parametrize("c", [1, 5, 32])
 def test_max_pool_and_its_gradient_match_bit_for_bit(geom, c):
@@ -138,6 +142,7 @@ def test_max_pool_and_its_gradient_match_bit_for_bit(geom, c):
         np.testing.assert_array_equal(fast == 0, slow == 0)    # routed to the same places
 
 
+@needs_native
 def test_max_pool_grad_times_relu_mask():
     win = window(((8, 8), (2, 2), (2, 2), "VALID", (1, 1)))
     h = np.maximum(rand(2, 8, 8, 3), 0)
@@ -147,6 +152,7 @@ def test_max_pool_grad_times_relu_mask():
     np.testing.assert_array_equal(fused, impl.max_pool_grad(h, y, dy, win) * (h > 0))
 
 
+@needs_native
 @pytest.mark.filterwarnings("ignore:invalid value")
 def test_elementwise_loops_match_bit_for_bit():
     g, x = rand(1000, 37), rand(1000, 37)
@@ -163,6 +169,7 @@ def test_elementwise_loops_match_bit_for_bit():
             np.testing.assert_array_equal(impl.bias_act(y.copy(), b, act), ref)
 
 
+@needs_native
 @pytest.mark.parametrize("nesterov", [False, True])
 def test_adam_matches_the_numpy_update_bit_for_bit(nesterov):
     from tensorweave.runtime.kernels.cpu.training import _adam, _adam_scalars
@@ -208,11 +215,13 @@ def _read_only(n):
     lambda: native._native.max_pool(np.ones(4, np.float32), _read_only(1),
                                     (1, 2, 2, 1, 2, 2, 1, 1, 2, 2, 1, 1, 0, 0)),
 ])
+@needs_native
 def test_bad_buffers_and_geometry_raise(call):
     with pytest.raises((TypeError, ValueError, BufferError)):
         call()
 
 
+@needs_native
 def test_a_window_whose_padded_input_cannot_exist_is_refused_not_allocated():
     """Strides of 2^20 over a 1x1 input: the padded copy would be 2^40 floats."""
     one = np.ones(1, np.float32)
@@ -221,6 +230,7 @@ def test_a_window_whose_padded_input_cannot_exist_is_refused_not_allocated():
                                    (1, 1, 1, 1, 1, 1, 2, 2, 1 << 20, 1 << 20, 1, 1, 0, 0))
 
 
+@needs_native
 def test_kernels_fall_back_to_numpy_for_other_dtypes_and_layouts():
     win = window(GEOMETRIES[1])
     x64 = RNG.standard_normal((2, 14, 14, 3))
