@@ -10,7 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Clones of the hot loops for wider vector units, picked at load time (GCC/Clang ifuncs).
+/* Clones of the hot loops for wider vector units, picked at load time (GCC's ifuncs; other
+ * compilers build the baseline only).
  * NOTE: everything is compiled with -ffp-contract=off, so a clone computes the same bits as
  * the baseline and as numpy (no fused multiply-adds appear on some machines only). */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)

@@ -38,8 +38,8 @@ void tw_max_pool(const float *x, float *y, const tw_window *g) {
 /* One output position's windows (all channels): routes dy to the first tap equal to y.
  * `done` (C bytes) marks the channels routed so far. */
 TW_INLINE void route_window(const float *x, const float *y, const float *dy, float *dx,
-                         unsigned char *done, const tw_window *g, int64_t n, int64_t oh,
-                         int64_t ow) {
+                            unsigned char *done, const tw_window *g, int64_t n, int64_t oh,
+                            int64_t ow) {
     const int64_t C = g->c, last = g->kh * g->kw - 1;
     memset(done, 0, (size_t)C);
     for (int64_t t = 0; t <= last; t++) {
