@@ -238,3 +238,17 @@ def test_kernels_fall_back_to_numpy_for_other_dtypes_and_layouts():
     xt = rand(2, 3, 14, 14).transpose(0, 2, 3, 1)          # NCHW seen as NHWC: a view
     np.testing.assert_array_equal(impl.max_pool(xt, win),
                                   impl.max_pool(np.ascontiguousarray(xt), win))
+
+
+@needs_native
+def test_patch_groups_small_or_large_give_the_same_convolution(monkeypatch):
+    """Groups that fit the kept scratch buffer, and groups too large to keep."""
+    from tensorweave.runtime.kernels.cpu import conv_native
+
+    win = window(GEOMETRIES[1])
+    x, w = rand(6, 14, 14, 8), rand(3, 3, 8, 5)
+    kept = conv_native.conv2d(x, w, win)
+    monkeypatch.setattr(conv_native, "SCRATCH_MAX_FLOATS", 16)
+    np.testing.assert_allclose(conv_native.conv2d(x, w, win), kept, rtol=1e-6)
+    with numpy_only():
+        np.testing.assert_allclose(impl.conv2d(x, w, win), kept, rtol=1e-5, atol=1e-5)

@@ -34,11 +34,17 @@ def image_groups(n: int, win: Window2D, c: int) -> list[tuple[int, int]]:
 _scratch = threading.local()
 
 
+SCRATCH_MAX_FLOATS = 1 << 22   # a thread keeps its scratch buffer up to 16 MiB
+
+
 def _patches(x: np.ndarray, win: Window2D) -> np.ndarray:
     """im2col of an image group into this thread's scratch buffer (reused by every group, so
-    it stays in cache; the caller is done with it before the next call)."""
+    it stays in cache; the caller is done with it before the next call). A group too large to
+    keep (one huge image) gets a buffer of its own."""
     n, _, _, c = x.shape
     size = n * win.out_h * win.out_w * win.k_h * win.k_w * c
+    if size > SCRATCH_MAX_FLOATS:
+        return native.im2col(x, win)
     buf = getattr(_scratch, "buf", None)
     if buf is None or buf.size < size:
         buf = _scratch.buf = np.empty(max(size, CHUNK_FLOATS), np.float32)
