@@ -1,7 +1,7 @@
 """Builds tensorweave's one compiled helper (everything else is in pyproject.toml).
 
 The extension is optional: without a C compiler the install still succeeds and the kernels
-use their numpy paths (`tensorweave.runtime.kernels.cpu.native.AVAILABLE` is then False).
+use their numpy paths (`tensorweave.runtime.kernels.cpu.native.BUILT` is then False).
 """
 
 from setuptools import Extension, setup

@@ -144,13 +144,13 @@ def fmt(v) -> str:
     return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
 
 
-def render(ours: dict, tf: dict, floor: dict, peer: str | None) -> str:
+def render(ours: dict, tf: dict, floor: dict, peer: str | None, per_round: str = "") -> str:
     lines = [
         "# Benchmarks",
         "",
         f"Written by `make bench` on {datetime.date.today()} ({platform.machine()}, "
         f"{os.cpu_count()} cores, Python {platform.python_version()}). All columns come from one "
-        "run on the same machine; compare the ratios, not absolute times from other runs. "
+        "`make bench` on the same machine; compare the ratios, not absolute times from other runs. "
         f"The table below: best of {ROUNDS} rounds in which ours, the numpy floor and TF took "
         "turns (per-round ratios under it).",
         f"TensorFlow peer: {_peer_text(peer)}. numpy floor: ../shared/peers/numpy_floor.py "
@@ -166,6 +166,8 @@ def render(ours: dict, tf: dict, floor: dict, peer: str | None) -> str:
         met = _met(key, v, ratio, target)
         lines.append(f"| {label} | {fmt(v)} | {fmt(t)} | {fmt(ratio) + '×' if ratio else '—'} "
                      f"| {fmt(f)} | {target_text} | {met} |")
+    if per_round:
+        lines += ["", "Per round (ours / TF):", per_round]
     lines += ["", "## What the master's features buy (tensorweave only)", "",
               "| feature | with (ms) | without (ms) | speed-up |", "|---|---:|---:|---:|"]
     for label, with_key, without_key in GAINS:
@@ -216,11 +218,7 @@ def main() -> None:
         rounds["tensorflow"].append(run_json(peer, PEERS / "tf_graph_mode.py",
                                              env={"TF_USE_LEGACY_KERAS": "1"}) if peer else {})
     ours, tf, floor = (best_of(rounds[k]) for k in ("ours", "tensorflow", "numpy_floor"))
-    text = render(ours, tf, floor, peer)
-    per_round = round_ratios(rounds["ours"], rounds["tensorflow"])
-    if per_round:
-        text = text.replace("\n\n## What the master", f"\n\nPer round (ours / TF):\n{per_round}"
-                                                         "\n\n## What the master", 1)
+    text = render(ours, tf, floor, peer, round_ratios(rounds["ours"], rounds["tensorflow"]))
     raw = {"ours": ours, "tensorflow": tf, "numpy_floor": floor, "rounds": rounds}
     for title, script, peer_script, rows in SUITES:
         mine = run_json(sys.executable, ROOT / "benchmarks" / script)
