@@ -316,9 +316,13 @@ def test_for_blocks_workers_use_the_callers_numpy_error_state():
     assert helper_ran.is_set()
 
 
-def test_default_is_serial_cache_blocked_and_equal(monkeypatch):
+def test_default_uses_every_cpu():
     parallel.set_num_threads(0)
-    assert parallel.num_threads() == parallel.DEFAULT_THREADS == 1
+    assert parallel.num_threads() == parallel.DEFAULT_THREADS == min(parallel.cpu_count(), 8)
+
+
+def test_one_thread_is_serial_cache_blocked_and_equal(monkeypatch):
+    parallel.set_num_threads(1)
     monkeypatch.setattr(parallel, "_parallel", lambda *a: pytest.fail("went parallel"))
     arrays, g = _slots(3, 1, (BIG,)), _normal((BIG,))
     got = _apply("ApplyAdam", arrays, ADAM, g, use_nesterov=True)

@@ -143,6 +143,11 @@ class LocalMaster(MasterInterface):
         # NOTE: 0 means one thread here, unlike TF: numpy's BLAS already uses every core, and
         # a pool only paid off for mid-sized independent work (BENCHMARKS.md).
         inter_op = int(config.get("inter_op_parallelism_threads") or 0)
+        intra_op = int(config.get("intra_op_parallelism_threads") or 0)
+        if intra_op > 0:  # as TF's: the process's kernel threads (cpu/parallel.py)
+            from tensorweave.runtime.kernels.cpu import parallel
+
+            parallel.set_num_threads(intra_op)
         if self._shared is not None:
             devices = list(self._shared.devices)
         worker = self._shared or LocalWorker(devices, inter_op)

@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.runtime.kernels.cpu import parallel
 from tensorweave.runtime.plan import Plan
 from tensorweave.runtime.resources import deref
 from tensorweave.runtime.step import StepContext
@@ -76,6 +77,7 @@ class Executor:
             self._runner = _compile(plan, traced=False, pool=pool if waves else None)
             self._traced = None
         self._lock = threading.Lock()
+        self._pool_mode = parallel.plan_wants_pool(item.op for item in plan.items)
 
     def run(self, args: list, ctx: StepContext) -> list:
         """Runs one step: `args` feed the `_Arg` nodes in index order; returns the retvals.
@@ -83,6 +85,7 @@ class Executor:
         Raises:
           errors.OpError: the first node that failed, annotated with its name and op.
         """
+        parallel.set_pool_mode(self._pool_mode)
         if ctx.stats is not None:
             return self._run_traced(args, ctx)
         return self._runner.run(args, ctx)

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorweave.ops.nn_geometry import Window2D
-from tensorweave.runtime.kernels.cpu import conv_native, native
+from tensorweave.runtime.kernels.cpu import conv_native, native, parallel
 
 _UPCAST = {np.dtype(np.float16): np.dtype(np.float32)}
 
@@ -142,9 +142,9 @@ def conv2d(x: np.ndarray, w: np.ndarray, win: Window2D, bias=None, act=None) -> 
     if fast and not _is_pointwise(win):
         return conv_native.conv2d(x, w, win, bias, act)
     if groups == 1 and _few_channels(x, win):
-        y = np.dot(im2col_t(x, win).T, w.reshape(-1, out_c))
+        y = parallel.matmul(im2col_t(x, win).T, w.reshape(-1, out_c))
     elif groups == 1:
-        y = np.dot(im2col(x, win), w.reshape(-1, out_c))
+        y = parallel.matmul(im2col(x, win), w.reshape(-1, out_c))
     else:
         y = _grouped(im2col(x, win), w, groups, lambda ci, wi: np.dot(ci, wi))
     y = y.reshape(n, win.out_h, win.out_w, out_c)
@@ -205,10 +205,10 @@ def conv2d_backprop_filter(x: np.ndarray, dy: np.ndarray, filter_shape, win: Win
     if fast and not _is_pointwise(win):
         return conv_native.backprop_filter(x, dy, win)
     if groups == 1 and _few_channels(x, win):
-        return np.dot(im2col_t(x, win), dy2).reshape(filter_shape)
+        return parallel.matmul(im2col_t(x, win), dy2).reshape(filter_shape)
     cols = im2col(x, win)
     if groups == 1:
-        return np.dot(cols.T, dy2).reshape(filter_shape)
+        return parallel.matmul(cols.T, dy2).reshape(filter_shape)
     kh, kw, cg, _ = filter_shape
     og = out_c // groups
     c4 = cols.reshape(cols.shape[0], kh * kw, groups, cg)
@@ -230,7 +230,7 @@ def conv2d_backprop_input(dy: np.ndarray, w: np.ndarray, input_shape, win: Windo
     groups = c // cg
     dy2 = dy.reshape(-1, out_c)
     if groups == 1 and _is_pointwise(win):
-        return col2im(np.dot(dy2, w.reshape(-1, out_c).T), win, n, c)
+        return col2im(parallel.matmul(dy2, w.reshape(-1, out_c).T), win, n, c)
     if groups == 1 and native.usable(dy, w):
         return conv_native.backprop_input(dy, w, input_shape, win)
     blocks = _tap_products(dy2, w, groups).reshape(kh, kw, n, win.out_h, win.out_w, c)

@@ -6,7 +6,9 @@ its own patch matrix of about `CHUNK_FLOATS` floats, which is still in cache whe
 it (and the output chunk still is when the bias and activation run over it): the forward
 conv of that CNN takes ~3.4 ms instead of ~4.5 ms when the caches start cold, as they do in
 a training step. Images are independent in the forward pass and the input gradient; the
-filter gradient sums one GEMM per group.
+filter gradient sums one GEMM per group, in group order. In pool mode (`parallel.pool_mode`)
+the groups are shared out to the kernel threads, each running single-threaded GEMMs on patch
+matrices in its own core's cache (conv2 forward 3.8 -> 2.8 ms alone).
 
 Callers (`conv_impl`) check `native.usable` and that the convolution is ungrouped; these
 functions assume it. Results equal the whole-batch computation up to summation order.
@@ -19,7 +21,7 @@ import threading
 import numpy as np
 
 from tensorweave.ops.nn_geometry import Window2D
-from tensorweave.runtime.kernels.cpu import native
+from tensorweave.runtime.kernels.cpu import native, parallel
 
 CHUNK_FLOATS = 1 << 18     # ~1 MiB of patch matrix per group: L2-sized
 
@@ -52,27 +54,54 @@ def _patches(x: np.ndarray, win: Window2D) -> np.ndarray:
     return native.im2col(x, win, out=out)
 
 
+def _each_group(groups: list[tuple[int, int]], fn) -> None:
+    """fn(k, start, stop) for each image group k. In pool mode (`parallel.pool_mode`) the
+    groups are spread over the kernel threads: each builds its patch matrices in its own
+    core's cache and runs single-threaded GEMMs on them; otherwise BLAS threads each GEMM."""
+    if not parallel.pool_mode():
+        for k, (a, b) in enumerate(groups):
+            fn(k, a, b)
+        return
+
+    def block(_w: int, lo: int, hi: int) -> None:
+        for k in range(lo, hi):
+            fn(k, *groups[k])
+
+    parallel.for_blocks(len(groups), block, block=1, min_parallel=2)
+
+
 def conv2d(x: np.ndarray, w: np.ndarray, win: Window2D, bias=None, act=None) -> np.ndarray:
     """act(conv2d(x, w) + bias) (bias/act optional): x (N,H,W,C), w (KH,KW,C,O)."""
     n, _, _, c = x.shape
     out_c = w.shape[3]
     w2 = w.reshape(-1, out_c)
     y = np.empty((n, win.out_h, win.out_w, out_c), np.float32)
-    for a, b in image_groups(n, win, c):
+
+    def group(_k: int, a: int, b: int) -> None:
         part = y[a:b].reshape(-1, out_c)
         np.dot(_patches(x[a:b], win), w2, out=part)
         if bias is not None or act is not None:
             native.bias_act(part, bias, act)
+
+    _each_group(image_groups(n, win, c), group)
     return y
 
 
 def backprop_filter(x: np.ndarray, dy: np.ndarray, win: Window2D) -> np.ndarray:
-    """d(conv2d)/d(filter) = sum over image groups of cols.T @ dy: (KH,KW,C,O)."""
+    """d(conv2d)/d(filter) = sum over image groups of cols.T @ dy: (KH,KW,C,O). The groups'
+    products are added in group order, whichever thread made them (repeatable results)."""
     n, _, _, c = x.shape
     out_c = dy.shape[3]
-    dw = np.zeros((win.k_h * win.k_w * c, out_c), np.float32)
-    for a, b in image_groups(n, win, c):
-        dw += np.dot(_patches(x[a:b], win).T, dy[a:b].reshape(-1, out_c))
+    groups = image_groups(n, win, c)
+    parts: list = [None] * len(groups)
+
+    def group(k: int, a: int, b: int) -> None:
+        parts[k] = np.dot(_patches(x[a:b], win).T, dy[a:b].reshape(-1, out_c))
+
+    _each_group(groups, group)
+    dw = parts[0]
+    for p in parts[1:]:
+        dw += p
     return dw.reshape(win.k_h, win.k_w, c, out_c)
 
 
@@ -82,6 +111,9 @@ def backprop_input(dy: np.ndarray, w: np.ndarray, input_shape, win: Window2D) ->
     out_c = w.shape[3]
     wt = w.reshape(-1, out_c).T
     dx = np.empty((n, win.in_h, win.in_w, c), np.float32)
-    for a, b in image_groups(n, win, c):
+
+    def group(_k: int, a: int, b: int) -> None:
         native.col2im(np.dot(dy[a:b].reshape(-1, out_c), wt), win, b - a, c, out=dx[a:b])
+
+    _each_group(image_groups(n, win, c), group)
     return dx

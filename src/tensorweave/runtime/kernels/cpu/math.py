@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave import dtypes, errors
-from tensorweave.runtime.kernels.cpu import math_special
+from tensorweave.runtime.kernels.cpu import math_special, parallel
 from tensorweave.runtime.kernels.registry import register_kernel, register_simple_kernel
 
 
@@ -303,11 +303,20 @@ def _cast(node):
 
 # -- matrices ---------------------------------------------------------------------------------
 def _matmul_fn(dt: np.dtype):
-    """np.matmul; half precision goes through float32 (accuracy, and numpy has no fast half
-    matmul), as TF accumulates half products in float."""
+    """np.matmul (2-D float GEMMs split over the kernel threads: `parallel.matmul`); half
+    precision goes through float32 (accuracy, and numpy has no fast half matmul), as TF
+    accumulates half products in float."""
+    if dt.kind == "f" and dt.itemsize >= 4:
+        return _float_matmul
     if dt.kind in "fc" and dt.itemsize >= 4 or dt.kind in "iu":
         return np.matmul
     return lambda a, b: np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(dt)
+
+
+def _float_matmul(a, b):
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.ndim == b.ndim == 2:
+        return parallel.matmul(a, b)
+    return np.matmul(a, b)
 
 
 @register_kernel("MatMul")

@@ -5,7 +5,8 @@ through memory; on the tensors of a training step (several MB, larger than the c
 traffic, not arithmetic, is the cost. These loops do the memory-bound kernels in one pass:
 ReluGrad, bias + activation epilogues, ApplyAdam, max pooling and its gradient, the patch
 matrix of a convolution and its adjoint, and a direct convolution for inputs with few
-channels. GEMMs stay with numpy's BLAS.
+channels. GEMMs stay with numpy's BLAS. In pool mode (`parallel.pool_mode`) the loops over a
+big batch's images (or a big ReluGrad's elements) are shared out to the kernel threads.
 
 Callers check `usable(*arrays)` (the module built, all arrays float32 and C-contiguous) and
 fall back to their numpy code otherwise; every loop computes what that numpy code computes
@@ -21,6 +22,7 @@ import os
 import numpy as np
 
 from tensorweave.ops.nn_geometry import Window2D
+from tensorweave.runtime.kernels.cpu import parallel
 
 try:
     from tensorweave.runtime.kernels.cpu import _native
@@ -57,11 +59,22 @@ def _window(win: Window2D, n: int, c: int) -> tuple:
             win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_top, win.pad_left)
 
 
+def _spread(n: int, size: int, fn) -> None:
+    """fn(lo, hi) over [0, n) (images, or elements): in pool mode a big tensor's ranges are
+    spread over the kernel threads (`parallel.pool_mode`), else one call."""
+    if n < 2 or size < parallel.MIN_PARALLEL or not parallel.pool_mode():
+        fn(0, n)
+        return
+    parallel.for_blocks(n, lambda _w, lo, hi: fn(lo, hi), block=1, min_parallel=0)
+
+
 # -- elementwise --------------------------------------------------------------------------------
 def relu_grad(g: np.ndarray, x: np.ndarray) -> np.ndarray:
     """g * (x > 0), TF's ReluGrad (same shapes)."""
     out = np.empty_like(g)
-    _native.relu_grad(g, x, out, g.size)
+    fg, fx, fo = g.reshape(-1), x.reshape(-1), out.reshape(-1)
+    _spread(g.size, g.size, lambda lo, hi: _native.relu_grad(fg[lo:hi], fx[lo:hi], fo[lo:hi],
+                                                             hi - lo))
     return out
 
 
@@ -84,7 +97,8 @@ def max_pool(x: np.ndarray, win: Window2D) -> np.ndarray:
     """NHWC max pool; padding never wins, nan propagates."""
     n, _, _, c = x.shape
     y = np.empty((n, win.out_h, win.out_w, c), _F32)
-    _native.max_pool(x, y, _window(win, n, c))
+    _spread(n, x.size, lambda lo, hi: _native.max_pool(x[lo:hi], y[lo:hi],
+                                                       _window(win, hi - lo, c)))
     return y
 
 
@@ -94,7 +108,13 @@ def max_pool_grad(x: np.ndarray, y: np.ndarray, dy: np.ndarray, win: Window2D,
     given (ReluGrad of the result against the pooled Relu's output)."""
     n, _, _, c = x.shape
     dx = np.empty(x.shape, _F32)
-    _native.max_pool_grad(x, y, dy, dx, relu_of, _window(win, n, c))
+
+    def part(lo: int, hi: int) -> None:
+        _native.max_pool_grad(x[lo:hi], y[lo:hi], dy[lo:hi], dx[lo:hi],
+                              None if relu_of is None else relu_of[lo:hi],
+                              _window(win, hi - lo, c))
+
+    _spread(n, x.size, part)
     return dx
 
 
@@ -124,14 +144,25 @@ def conv_direct(x: np.ndarray, w: np.ndarray, win: Window2D, bias: np.ndarray | 
     n, _, _, c = x.shape
     o = w.shape[3]
     y = np.empty((n, win.out_h, win.out_w, o), _F32)
-    _native.conv_direct(x, w, bias, y, o, ACT[act], _window(win, n, c))
+    _spread(n, y.size, lambda lo, hi: _native.conv_direct(
+        x[lo:hi], w, bias, y[lo:hi], o, ACT[act], _window(win, hi - lo, c)))
     return y
 
 
 def conv_filter_direct(x: np.ndarray, dy: np.ndarray, win: Window2D) -> np.ndarray:
-    """d(conv2d)/d(filter) without a patch matrix (summed in double): (KH, KW, C, O)."""
+    """d(conv2d)/d(filter) without a patch matrix (summed in double; in pool mode each range
+    of images apart, the ranges' float32 sums then added in order): (KH, KW, C, O)."""
     n, _, _, c = x.shape
     o = dy.shape[3]
-    dw = np.empty((win.k_h, win.k_w, c, o), _F32)
-    _native.conv_filter_direct(x, dy, dw, o, _window(win, n, c))
+    parts: dict[int, np.ndarray] = {}
+
+    def part(lo: int, hi: int) -> None:
+        dw = parts[lo] = np.empty((win.k_h, win.k_w, c, o), _F32)
+        _native.conv_filter_direct(x[lo:hi], dy[lo:hi], dw, o, _window(win, hi - lo, c))
+
+    _spread(n, dy.size, part)
+    keys = sorted(parts)
+    dw = parts[keys[0]]
+    for k in keys[1:]:
+        dw += parts[k]
     return dw

@@ -1,10 +1,10 @@
-"""Cache blocking and (opt-in) intra-op threads for big elementwise kernels.
+"""Cache blocking and intra-op threads for the CPU kernels, and who threads the GEMMs.
 
 numpy runs one ufunc on one core and streams whole arrays through memory: a kernel of k ufunc
 calls on arrays larger than the cache makes k trips to memory. `for_blocks` instead walks the
 flat range in cache-sized blocks (every call of one block hits L2) and, when threads are on,
-hands the blocks out to the calling thread plus a small process-wide pool (numpy releases the
-GIL in its ufunc loops, so the threads run concurrently):
+hands the blocks out to the calling thread plus a small process-wide pool (numpy and the
+compiled loops release the GIL, so the threads run concurrently):
 
     def _update(w, lo, hi):          # w: 0 for the caller, 1.. for pool threads
         np.add(x[lo:hi], y[lo:hi], out=out[lo:hi])
@@ -15,13 +15,23 @@ Contract for `fn`: it writes disjoint outputs for disjoint ranges, and it is cal
 block exactly once before `for_blocks` returns (or raises the first exception of any block).
 Worker index `w` lets callers keep per-thread scratch buffers. Thread-safe; calls from pool
 threads (nested) run inline. Blocks run under the caller's numpy error state (np.errstate).
+The kernels use every CPU of the process (up to 8; `set_num_threads`, or TF's
+`ConfigProto.intra_op_parallelism_threads`).
 
-Threads are off by default (`set_num_threads(n)` turns them on). NOTE: measured on the 2-core
-benchmark machine, a helper thread made the MLP training step ~5% slower: OpenBLAS's worker
-threads busy-wait (sched_yield) for ~0.1 s after every GEMM (OPENBLAS_THREAD_TIMEOUT, default
-2^28 cycles), so the helper shares its core with a spinner and the caller waits for it at the
-GIL. With OPENBLAS_THREAD_TIMEOUT=4 two threads won ~8% on that step (but small GEMMs then
-pay a thread wake-up each: the 256-wide MLP step got ~15% slower).
+Pool mode. OpenBLAS's worker threads busy-wait for ~0.1 s after every threaded GEMM, so a
+thread of ours started in that time shares its core with a spinner (measured on the 2-core
+benchmark machine: a half GEMM took twice as long, and BLAS-threaded GEMMs between the
+CNN's split convolutions made that step 15-50% slower). The two cannot be mixed; each step
+picks one, from its plan (`plan_wants_pool`, called by the executor):
+- a convolutional step runs in pool mode: BLAS on one thread, and the kernels split their
+  work over the pool: `matmul`, the convolutions a group of images per task (each core builds
+  its patch matrix in its own cache and multiplies it there), the pooling loops. The CNN
+  benchmark step: 0.80x the time of BLAS-threaded GEMMs in a quiet period, 0.55x in the
+  machine's slow spells;
+- any other step leaves the GEMMs to BLAS's own threads (an MLP's 1024^3 GEMMs: two halves
+  on our pool were ~3% slower, and the whole MLP step ~2%).
+`set_num_threads(1)` switches threads off: kernels run on the caller's thread and BLAS keeps its
+own thread count. A process that never runs a convolutional step keeps numpy's BLAS as it was.
 """
 
 from __future__ import annotations
@@ -33,14 +43,16 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 BLOCK = 1 << 16          # elements per block: the ~6 float32 streams of Adam fit in L2
 MIN_PARALLEL = 1 << 18   # elements below which blocks run on the calling thread only
 
-DEFAULT_THREADS = 1
+MIN_SPLIT_FLOPS = 1 << 25  # a GEMM below this (~0.3 ms on one core), whose operands hold
+                           # < MIN_PARALLEL elements too, is not split
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
-_threads: int = DEFAULT_THREADS
 _local = threading.local()
 
 
@@ -52,20 +64,92 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+DEFAULT_THREADS = min(cpu_count(), 8)
+_threads: int = DEFAULT_THREADS
+
+
 def num_threads() -> int:
     """Threads (the caller included) that `for_blocks` uses for a big range."""
     return _threads
 
 
 def set_num_threads(n: int) -> None:
-    """Uses `n` threads, the caller included (capped at 8); n <= 0 restores the default (1).
-    A pool of n - 1 threads is created on first use; the previous one is shut down."""
+    """Uses `n` threads, the caller included (capped at 8); n <= 0 restores the default (the
+    CPU count). A pool of n - 1 threads is created on first use; the previous one is shut
+    down. n == 1 gives BLAS its own thread count back (see the module docstring)."""
     global _threads, _pool
     with _lock:
         old, _pool = _pool, None
         _threads = min(n, 8) if n > 0 else DEFAULT_THREADS
+        _apply_blas_threads()
     if old is not None:
         old.shutdown(wait=False)
+
+
+# -- pool mode: who threads the GEMMs ----------------------------------------------------------
+POOL_OPS = frozenset({"Conv2D", "_FusedConv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"})
+_blas: list = []           # threadpoolctl controllers of the loaded BLAS libraries
+_blas_own: list[int] = []  # their thread counts before we touched them
+_pool_mode = False         # kernels split work over our pool, BLAS on one thread
+
+
+def plan_wants_pool(ops) -> bool:
+    """The mode for a step running these op types: pool mode for convolutional steps."""
+    return not POOL_OPS.isdisjoint(ops)
+
+
+def set_pool_mode(on: bool) -> None:
+    """Enters or leaves pool mode (the executor calls this as each step starts; cheap when
+    the mode does not change, ~0.1 ms when it does)."""
+    global _pool_mode
+    if on != _pool_mode:
+        with _lock:
+            _pool_mode = on
+            _apply_blas_threads()
+
+
+def pool_mode() -> bool:
+    """Whether a kernel called now should split its GEMMs (and its big memory-bound loops)
+    over the pool: in pool mode no BLAS thread spins on the other cores."""
+    return _pool_mode and _threads > 1 and not getattr(_local, "worker", False)
+
+
+def _apply_blas_threads() -> None:
+    """(Under _lock.) One BLAS thread in pool mode; BLAS's own count otherwise."""
+    if not _blas and not _blas_own:
+        if not _pool_mode:
+            return
+        import threadpoolctl
+
+        _blas.extend(threadpoolctl.ThreadpoolController().select(user_api="blas")
+                     .lib_controllers)
+        _blas_own.extend(c.num_threads for c in _blas)
+    for c, own in zip(_blas, _blas_own):
+        c.set_num_threads(1 if _pool_mode and _threads > 1 else own)
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b for 2-D arrays. In pool mode a float32/float64 GEMM is split over the pool by
+    rows (by columns when a has few rows), each part one BLAS call over the whole inner
+    dimension: the same products summed in BLAS's order, though a partial edge tile may
+    round differently (ulps); the same parts every call, so results repeat exactly. Small
+    ones run inline. Skinny products (a
+    classifier layer: 1024x1024 @ 1024x10) are split for their memory traffic, which one core
+    alone streams at half the speed."""
+    m, k = a.shape
+    n = b.shape[1]
+    small = 2 * m * n * k < MIN_SPLIT_FLOPS and m * k + k * n + m * n < MIN_PARALLEL
+    if small or not pool_mode() or a.dtype != b.dtype or a.dtype.char not in "fd":
+        return np.matmul(a, b)
+    threads = num_threads()
+    y = np.empty((m, n), a.dtype)
+    if m >= 64 * threads:
+        for_blocks(m, lambda w, lo, hi: np.matmul(a[lo:hi], b, out=y[lo:hi]),
+                   block=-(-m // threads), min_parallel=0)
+    else:
+        for_blocks(n, lambda w, lo, hi: np.matmul(a, b[:, lo:hi], out=y[:, lo:hi]),
+                   block=max(-(-n // threads), 16), min_parallel=0)
+    return y
 
 
 def _get_pool() -> ThreadPoolExecutor:
