@@ -103,6 +103,35 @@ def test_for_blocks_reraises_a_block_error():
     parallel.for_blocks(BIG, lambda w, lo, hi: None)   # the pool still works
 
 
+def test_for_blocks_from_two_threads_at_once_cover_every_index_once():
+    """One call owns the crew; the other runs its blocks on its own thread."""
+    hits = [np.zeros(BIG, np.int32), np.zeros(BIG, np.int32)]
+
+    def call(k):
+        for _ in range(20):
+            parallel.for_blocks(BIG, lambda w, lo, hi: hits[k].__setitem__(
+                slice(lo, hi), hits[k][lo:hi] + 1))
+
+    threads = [threading.Thread(target=call, args=(k,)) for k in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert all((h == 20).all() for h in hits)
+
+
+def test_set_num_threads_ends_the_old_crews_threads():
+    parallel.for_blocks(BIG, lambda w, lo, hi: None)
+    crew = parallel._crew
+    helpers = [h._thread for h in crew._helpers]
+    assert helpers and all(t.is_alive() for t in helpers)
+    parallel.set_num_threads(2)
+    for t in helpers:
+        t.join(5)
+    assert not any(t.is_alive() for t in helpers)
+    parallel.for_blocks(BIG, lambda w, lo, hi: None)   # a new crew serves
+
+
 def test_for_blocks_nested_in_a_worker_runs_inline():
     inner_workers = []
 
@@ -115,6 +144,14 @@ def test_for_blocks_nested_in_a_worker_runs_inline():
 
     parallel.for_blocks(BIG, outer)
     assert set(inner_workers) <= {0}
+    covered = np.zeros(BIG, np.int32)
+
+    def outer_on_caller(w, lo, hi):   # the caller owns the crew: its nested call runs alone
+        if w == 0 and not covered.any():
+            parallel.for_blocks(BIG, lambda w2, a, b: covered.__setitem__(slice(a, b), 1))
+
+    parallel.for_blocks(BIG, outer_on_caller)
+    assert covered.all()
 
 
 # -- training kernels ----------------------------------------------------------------------

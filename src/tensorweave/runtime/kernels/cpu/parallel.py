@@ -3,20 +3,20 @@
 numpy runs one ufunc on one core and streams whole arrays through memory: a kernel of k ufunc
 calls on arrays larger than the cache makes k trips to memory. `for_blocks` instead walks the
 flat range in cache-sized blocks (every call of one block hits L2) and, when threads are on,
-hands the blocks out to the calling thread plus a small process-wide pool (numpy and the
-compiled loops release the GIL, so the threads run concurrently):
+hands the blocks out to the calling thread plus a process-wide crew of helper threads
+(`crew.py`; numpy and the compiled loops release the GIL, so the threads run concurrently):
 
-    def _update(w, lo, hi):          # w: 0 for the caller, 1.. for pool threads
+    def _update(w, lo, hi):          # w: 0 for the caller, 1.. for helper threads
         np.add(x[lo:hi], y[lo:hi], out=out[lo:hi])
     for_blocks(out.size, _update)
 
 Small ranges run as one inline call, so small kernels pay one Python call and no thread hop.
 Contract for `fn`: it writes disjoint outputs for disjoint ranges, and it is called with every
 block exactly once before `for_blocks` returns (or raises the first exception of any block).
-Worker index `w` lets callers keep per-thread scratch buffers. Thread-safe; calls from pool
-threads (nested) run inline. Blocks run under the caller's numpy error state (np.errstate).
-The kernels use every CPU of the process (up to 8; `set_num_threads`, or TF's
-`ConfigProto.intra_op_parallelism_threads`).
+Worker index `w` lets callers keep per-thread scratch buffers. Thread-safe; nested calls, and
+calls while another thread's call has the crew, run on their own thread. Blocks run under
+the caller's numpy error state (np.errstate). The kernels use every CPU of the process (up
+to 8; `set_num_threads`, or TF's `ConfigProto.intra_op_parallelism_threads`).
 
 Pool mode. OpenBLAS's worker threads busy-wait for ~0.1 s after every threaded GEMM, so a
 thread of ours started in that time shares its core with a spinner (measured on the 2-core
@@ -28,22 +28,24 @@ picks one, from its plan (`plan_wants_pool`, called by the executor):
   its patch matrix in its own cache and multiplies it there), the pooling loops. The CNN
   benchmark step: 0.80x the time of BLAS-threaded GEMMs in a quiet period, 0.55x in the
   machine's slow spells;
-- any other step leaves the GEMMs to BLAS's own threads (an MLP's 1024^3 GEMMs: two halves
-  on our pool were ~3% slower, and the whole MLP step ~2%).
+- any other step leaves the GEMMs to BLAS's own threads: an MLP's 1024^3 GEMMs split in two
+  halves were ~3% slower (each half packs its own copy of the shared operand), the whole
+  64-1024-1024-10 step 0-2%, and the 64-256-256-10 step, whose small GEMMs are not worth
+  splitting, ~25%.
 `set_num_threads(1)` switches threads off: kernels run on the caller's thread and BLAS keeps its
 own thread count. A process that never runs a convolutional step keeps numpy's BLAS as it was.
 """
 
 from __future__ import annotations
 
-import contextvars
 import itertools
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+
+from tensorweave.runtime.kernels.cpu.crew import Crew
 
 BLOCK = 1 << 16          # elements per block: the ~6 float32 streams of Adam fit in L2
 MIN_PARALLEL = 1 << 18   # elements below which blocks run on the calling thread only
@@ -52,7 +54,7 @@ MIN_SPLIT_FLOPS = 1 << 25  # a GEMM below this (~0.3 ms on one core), whose oper
                            # < MIN_PARALLEL elements too, is not split
 
 _lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
+_crew: Crew | None = None
 _local = threading.local()
 
 
@@ -75,15 +77,15 @@ def num_threads() -> int:
 
 def set_num_threads(n: int) -> None:
     """Uses `n` threads, the caller included (capped at 8); n <= 0 restores the default (the
-    CPU count). A pool of n - 1 threads is created on first use; the previous one is shut
-    down. n == 1 gives BLAS its own thread count back (see the module docstring)."""
-    global _threads, _pool
+    CPU count). A crew of n - 1 helper threads starts on first use; the previous one ends.
+    n == 1 gives BLAS its own thread count back (see the module docstring)."""
+    global _threads, _crew
     with _lock:
-        old, _pool = _pool, None
+        old, _crew = _crew, None
         _threads = min(n, 8) if n > 0 else DEFAULT_THREADS
         _apply_blas_threads()
     if old is not None:
-        old.shutdown(wait=False)
+        old.stop()
 
 
 # -- pool mode: who threads the GEMMs ----------------------------------------------------------
@@ -99,8 +101,10 @@ def plan_wants_pool(ops) -> bool:
 
 
 def set_pool_mode(on: bool) -> None:
-    """Enters or leaves pool mode (the executor calls this as each step starts; cheap when
-    the mode does not change, ~0.1 ms when it does)."""
+    """Enters or leaves pool mode (the executor calls this as each step starts; a no-op when
+    the mode does not change). The mode is process-wide: steps of both kinds running at the
+    same time get one mode or the other: their speed changes, and a GEMM may round its last
+    bits differently (BLAS's threaded and single-threaded paths sum in different orders)."""
     global _pool_mode
     if on != _pool_mode:
         with _lock:
@@ -133,9 +137,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rows (by columns when a has few rows), each part one BLAS call over the whole inner
     dimension: the same products summed in BLAS's order, though a partial edge tile may
     round differently (ulps); the same parts every call, so results repeat exactly. Small
-    ones run inline. Skinny products (a
-    classifier layer: 1024x1024 @ 1024x10) are split for their memory traffic, which one core
-    alone streams at half the speed."""
+    ones run inline; skinny ones (a classifier layer: 1024x1024 @ 1024x10) are split for
+    their memory traffic."""
     m, k = a.shape
     n = b.shape[1]
     small = 2 * m * n * k < MIN_SPLIT_FLOPS and m * k + k * n + m * n < MIN_PARALLEL
@@ -152,14 +155,12 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return y
 
 
-def _get_pool() -> ThreadPoolExecutor:
-    global _pool
+def _get_crew() -> Crew:
+    global _crew
     with _lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=num_threads() - 1,
-                                       thread_name_prefix="tw-intraop",
-                                       initializer=_mark_worker)
-        return _pool
+        if _crew is None:
+            _crew = Crew(num_threads() - 1, _mark_worker)
+        return _crew
 
 
 def _mark_worker() -> None:
@@ -167,8 +168,8 @@ def _mark_worker() -> None:
 
 
 def _after_fork() -> None:
-    global _pool
-    _pool = None  # the parent's threads do not exist in the child
+    global _crew
+    _crew = None  # the parent's threads do not exist in the child
 
 
 if hasattr(os, "register_at_fork"):
@@ -190,10 +191,10 @@ def for_blocks(n: int, fn: Callable[[int, int, int], None], block: int | None = 
         return
     # NOTE: threads take blocks of at least n / (4 * threads): every ufunc call ends in a GIL
     # hand-off, which costs more than the cache misses of the bigger blocks.
-    _parallel(n, fn, max(block or 0, -(-n // (4 * threads))), threads)
+    _parallel(n, fn, max(block or 0, -(-n // (4 * threads))))
 
 
-def _parallel(n: int, fn, block: int, threads: int) -> None:
+def _parallel(n: int, fn, block: int) -> None:
     count = -(-n // block)
     claim = itertools.count().__next__  # atomic under the GIL
     failed: list[BaseException] = []
@@ -205,30 +206,13 @@ def _parallel(n: int, fn, block: int, threads: int) -> None:
             except BaseException as e:  # noqa: BLE001 - re-raised in the caller
                 failed.append(e)
 
-    futures = _start_helpers(work, min(threads, count))
-    work(0)
-    # NOTE: once the caller finds no block left, a helper that has not started yet is
-    # cancelled, so the caller only ever waits for blocks being computed (never for a queue
-    # busy with other kernels' work): the wait is bounded by one block's compute.
-    for f in futures:
-        if not f.cancel():
-            f.result()
+    # NOTE: a helper that wakes after the caller took the last block finds none and
+    # returns, so the caller waits for blocks being computed plus one wake-up, never for
+    # other kernels' work (a crew owned by another call means the caller does it all).
+    if not _get_crew().run(work, lambda: work(0)):
+        work(0)
     if failed:
         raise failed[0]
-
-
-def _start_helpers(work, threads: int) -> list:
-    """Submits work(1) .. work(threads - 1) to the pool (fewer if it is being replaced)."""
-    pool = _get_pool()
-    futures = []
-    for w in range(1, threads):
-        # NOTE: each helper runs in a copy of the caller's context, so numpy's error state
-        # (np.errstate: warn / ignore / raise) applies to its blocks as to the caller's.
-        try:
-            futures.append(pool.submit(contextvars.copy_context().run, work, w))
-        except RuntimeError:  # shut down by set_num_threads meanwhile: the caller does it
-            break
-    return futures
 
 
 def flat(a):
