@@ -176,6 +176,20 @@ def _run(build, shape):
             return s.run(out, {x: np.ones(shape, np.float32)})
 
 
+def test_a_plan_with_a_big_gemm_runs_in_pool_mode_from_its_second_step():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [512, 512])
+        y = tf.matmul(x, tf.ones([512, 512]))          # 2^28 flops
+        feed = {x: np.ones([512, 512], np.float32)}
+        with tf.Session() as s:
+            s.run(y, feed)
+            assert parallel.saw_big_gemm() and not parallel.pool_mode()
+            s.run(y, feed)
+            assert parallel.pool_mode()
+            np.testing.assert_array_equal(s.run(y, feed), np.full([512, 512], 512, np.float32))
+
+
 def test_executor_uses_pool_mode_for_convolutional_steps():
     parallel.set_pool_mode(False)
     _run(lambda x: tf.nn.conv2d(x, tf.ones([3, 3, 3, 4]), [1, 1, 1, 1], "SAME"), [2, 8, 8, 3])

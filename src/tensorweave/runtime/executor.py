@@ -86,9 +86,11 @@ class Executor:
           errors.OpError: the first node that failed, annotated with its name and op.
         """
         parallel.set_pool_mode(self._pool_mode)
-        if ctx.stats is not None:
-            return self._run_traced(args, ctx)
-        return self._runner.run(args, ctx)
+        out = self._run_traced(args, ctx) if ctx.stats is not None else \
+            self._runner.run(args, ctx)
+        if parallel.saw_big_gemm():
+            self._pool_mode = True
+        return out
 
     def _run_traced(self, args, ctx):
         if self._traced is None:

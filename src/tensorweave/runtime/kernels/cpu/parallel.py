@@ -22,18 +22,19 @@ Pool mode. OpenBLAS's worker threads busy-wait for ~0.1 s after every threaded G
 thread of ours started in that time shares its core with a spinner (measured on the 2-core
 benchmark machine: a half GEMM took twice as long, and BLAS-threaded GEMMs between the
 CNN's split convolutions made that step 15-50% slower). The two cannot be mixed; each step
-picks one, from its plan (`plan_wants_pool`, called by the executor):
-- a convolutional step runs in pool mode: BLAS on one thread, and the kernels split their
-  work over the pool: `matmul`, the convolutions a group of images per task (each core builds
-  its patch matrix in its own cache and multiplies it there), the pooling loops. The CNN
-  benchmark step: 0.80x the time of BLAS-threaded GEMMs in a quiet period, 0.55x in the
-  machine's slow spells;
-- any other step leaves the GEMMs to BLAS's own threads: an MLP's 1024^3 GEMMs split in two
-  halves were ~3% slower (each half packs its own copy of the shared operand), the whole
-  64-1024-1024-10 step 0-2%, and the 64-256-256-10 step, whose small GEMMs are not worth
-  splitting, ~25%.
+picks one (the executor calls `set_pool_mode` as it starts):
+- pool mode: BLAS on one thread, and the kernels split their work over the crew: `matmul`,
+  the convolutions a group of images per task (each core builds its patch matrix in its own
+  cache and multiplies it there), the pooling loops. For convolutional plans
+  (`plan_wants_pool`) and, from their second step on, plans that ran a GEMM of at least
+  `BIG_GEMM_FLOPS` (`saw_big_gemm`). Measured: the CNN benchmark step 0.80x the time with
+  BLAS-threaded GEMMs in a quiet period, 0.55x in the machine's slow spells; the
+  64-1024-1024-10 MLP step ~1% slower in a quiet period (its 1024^3 GEMMs split in halves:
+  each half packs its own copy of the shared operand), 8-12% faster in slow spells;
+- otherwise GEMMs run on BLAS's own threads: the 64-256-256-10 MLP step, whose small GEMMs
+  are not worth splitting, was ~25% slower in pool mode.
 `set_num_threads(1)` switches threads off: kernels run on the caller's thread and BLAS keeps its
-own thread count. A process that never runs a convolutional step keeps numpy's BLAS as it was.
+own thread count. A process that never enters pool mode keeps numpy's BLAS as it was.
 """
 
 from __future__ import annotations
@@ -92,7 +93,9 @@ def set_num_threads(n: int) -> None:
 POOL_OPS = frozenset({"Conv2D", "_FusedConv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"})
 _blas: list = []           # threadpoolctl controllers of the loaded BLAS libraries
 _blas_own: list[int] = []  # their thread counts before we touched them
+BIG_GEMM_FLOPS = 1 << 28   # a GEMM this big (~1.3 ms on two cores) puts its step in pool mode
 _pool_mode = False         # kernels split work over our pool, BLAS on one thread
+_saw_big_gemm = False      # a GEMM of >= BIG_GEMM_FLOPS ran outside pool mode
 
 
 def plan_wants_pool(ops) -> bool:
@@ -105,11 +108,18 @@ def set_pool_mode(on: bool) -> None:
     the mode does not change). The mode is process-wide: steps of both kinds running at the
     same time get one mode or the other: their speed changes, and a GEMM may round its last
     bits differently (BLAS's threaded and single-threaded paths sum in different orders)."""
-    global _pool_mode
+    global _pool_mode, _saw_big_gemm
+    _saw_big_gemm = False
     if on != _pool_mode:
         with _lock:
             _pool_mode = on
             _apply_blas_threads()
+
+
+def saw_big_gemm() -> bool:
+    """Whether a GEMM of >= BIG_GEMM_FLOPS ran outside pool mode since `set_pool_mode` (the
+    executor then runs that plan's later steps in pool mode)."""
+    return _saw_big_gemm
 
 
 def pool_mode() -> bool:
@@ -139,10 +149,14 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     round differently (ulps); the same parts every call, so results repeat exactly. Small
     ones run inline; skinny ones (a classifier layer: 1024x1024 @ 1024x10) are split for
     their memory traffic."""
+    global _saw_big_gemm
     m, k = a.shape
     n = b.shape[1]
-    small = 2 * m * n * k < MIN_SPLIT_FLOPS and m * k + k * n + m * n < MIN_PARALLEL
+    flops = 2 * m * n * k
+    small = flops < MIN_SPLIT_FLOPS and m * k + k * n + m * n < MIN_PARALLEL
     if small or not pool_mode() or a.dtype != b.dtype or a.dtype.char not in "fd":
+        if flops >= BIG_GEMM_FLOPS and not _pool_mode:
+            _saw_big_gemm = True
         return np.matmul(a, b)
     threads = num_threads()
     y = np.empty((m, n), a.dtype)
