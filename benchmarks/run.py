@@ -138,6 +138,18 @@ def round_ratios(ours_runs: list[dict], tf_runs: list[dict]) -> str:
     return "\n".join(lines)
 
 
+TRAINING_NOTES = """\
+On the training rows: the numpy floor's CNN is a plain im2col convolution (the whole batch's
+patch matrix, then one BLAS matmul), and its MLPs the same GEMMs as ours without a graph. Our
+CNN step runs the compiled loops of `runtime/kernels/cpu/native` (direct convolution for the
+grayscale layer, patch matrices a few images at a time, one-pass pooling and epilogues) in
+*pool mode*: BLAS on one thread, the work shared out per core (`cpu/parallel.py`). The
+MLP 64-1024-1024-10 step is bound by its three 1024^3 GEMMs (~32 ms of it here; TensorFlow's
+oneDNN GEMM is ~2-3% faster than numpy's OpenBLAS on this machine). This machine has slow
+spells of tens of seconds in which our MLP step loses 10-20% and TF's does not: compare the
+per-round ratios above."""
+
+
 def fmt(v) -> str:
     if v is None:
         return "—"
@@ -168,6 +180,7 @@ def render(ours: dict, tf: dict, floor: dict, peer: str | None, per_round: str =
                      f"| {fmt(f)} | {target_text} | {met} |")
     if per_round:
         lines += ["", "Per round (ours / TF):", per_round]
+    lines += ["", TRAINING_NOTES]
     lines += ["", "## What the master's features buy (tensorweave only)", "",
               "| feature | with (ms) | without (ms) | speed-up |", "|---|---:|---:|---:|"]
     for label, with_key, without_key in GAINS:

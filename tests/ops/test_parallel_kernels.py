@@ -27,8 +27,10 @@ RNG = np.random.default_rng(11)
 
 @pytest.fixture(autouse=True)
 def two_threads():
-    """Forces the threaded numpy path (even on a one-CPU machine), then restores defaults."""
+    """Forces the threaded numpy path (even on a one-CPU machine), outside pool mode (GEMMs
+    unsplit: tests/runtime/test_pool_mode.py has those), then restores defaults."""
     parallel.set_num_threads(2)
+    parallel.set_pool_mode(False)
     old = native.set_enabled(False)
     yield
     native.set_enabled(old)

@@ -194,6 +194,8 @@ def test_executor_uses_pool_mode_for_convolutional_steps():
     parallel.set_pool_mode(False)
     _run(lambda x: tf.nn.conv2d(x, tf.ones([3, 3, 3, 4]), [1, 1, 1, 1], "SAME"), [2, 8, 8, 3])
     assert parallel.pool_mode()
+    _run(lambda x: tf.reduce_sum(x * 2.0), [4, 5])      # no GEMM: the mode stays
+    assert parallel.pool_mode()
     _run(lambda x: tf.matmul(x, tf.ones([5, 6])), [4, 5])
     assert not parallel.pool_mode()
 
@@ -206,3 +208,17 @@ def test_intra_op_parallelism_threads_sets_the_kernel_threads():
         with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=1)) as s:
             s.run(y, {x: np.ones([2, 8, 8, 3], np.float32)})
     assert parallel.num_threads() == 1 and not parallel.pool_mode()
+
+
+def test_a_function_run_inside_a_step_leaves_the_steps_mode():
+    """A tf.data map function runs in its own executor, inside the step's IteratorGetNext."""
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.from_tensors(tf.ones([2, 8, 8, 3])).repeat().map(lambda t: t * 2.0)
+        x = tf.data.make_one_shot_iterator(ds).get_next()
+        y = tf.nn.conv2d(x, tf.ones([3, 3, 3, 4]), [1, 1, 1, 1], "SAME")
+        with tf.Session() as s:
+            parallel.set_pool_mode(False)
+            out = s.run(y)
+            assert parallel.pool_mode()
+    assert out[0, 4, 4, 0] == 3 * 3 * 3 * 2

@@ -140,8 +140,8 @@ class LocalMaster(MasterInterface):
             raise errors.InvalidArgumentError(
                 None, None, f"device_count['CPU'] = {n_cpu}: expected 1..{MAX_CPU_DEVICES}")
         devices = local_device_names(cpus=n_cpu)
-        # NOTE: 0 means one thread here, unlike TF: numpy's BLAS already uses every core, and
-        # a pool only paid off for mid-sized independent work (BENCHMARKS.md).
+        # NOTE: 0 means one thread here, unlike TF: the kernels already use every core
+        # (cpu/parallel.py), and a pool only paid off for mid-sized independent work.
         inter_op = int(config.get("inter_op_parallelism_threads") or 0)
         intra_op = int(config.get("intra_op_parallelism_threads") or 0)
         if intra_op > 0:  # as TF's: the process's kernel threads (cpu/parallel.py)

@@ -61,9 +61,12 @@ class Executor:
 
     With a thread `pool`, independent expensive nodes of a control-flow-free plan run
     concurrently (inter-op parallelism); everything else runs inline in the caller's thread.
+    A step's executor (`step=True`) sets the CPU kernels' thread mode its plan wants as it
+    starts (`parallel.plan_wants_pool`: plans without GEMMs or convolutions leave it); one
+    that runs a function inside a kernel (a tf.data map function) leaves it to the step.
     """
 
-    def __init__(self, plan: Plan, pool=None):
+    def __init__(self, plan: Plan, pool=None, step: bool = True):
         self.plan = plan
         self.num_args = len(plan.args)
         self.num_retvals = len(plan.retvals)
@@ -77,6 +80,7 @@ class Executor:
             self._runner = _compile(plan, traced=False, pool=pool if waves else None)
             self._traced = None
         self._lock = threading.Lock()
+        self._step = step
         self._pool_mode = parallel.plan_wants_pool(item.op for item in plan.items)
 
     def run(self, args: list, ctx: StepContext) -> list:
@@ -85,12 +89,18 @@ class Executor:
         Raises:
           errors.OpError: the first node that failed, annotated with its name and op.
         """
+        if not self._step or self._pool_mode is None:
+            return self._run(args, ctx)
         parallel.set_pool_mode(self._pool_mode)
-        out = self._run_traced(args, ctx) if ctx.stats is not None else \
-            self._runner.run(args, ctx)
+        out = self._run(args, ctx)
         if parallel.saw_big_gemm():
             self._pool_mode = True
         return out
+
+    def _run(self, args, ctx):
+        if ctx.stats is not None:
+            return self._run_traced(args, ctx)
+        return self._runner.run(args, ctx)
 
     def _run_traced(self, args, ctx):
         if self._traced is None:

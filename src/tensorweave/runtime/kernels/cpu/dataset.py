@@ -70,7 +70,7 @@ class FunctionRunner:
         from tensorweave.runtime.executor import Executor
         from tensorweave.runtime.plan import Plan
 
-        self._exec = Executor(Plan(ir.GraphDef(nodes=list(fdef.nodes))))
+        self._exec = Executor(Plan(ir.GraphDef(nodes=list(fdef.nodes))), step=False)
         self._captured = list(captured)
         self._what = what
 

@@ -31,8 +31,9 @@ picks one (the executor calls `set_pool_mode` as it starts):
   BLAS-threaded GEMMs in a quiet period, 0.55x in the machine's slow spells; the
   64-1024-1024-10 MLP step ~1% slower in a quiet period (its 1024^3 GEMMs split in halves:
   each half packs its own copy of the shared operand), 8-12% faster in slow spells;
-- otherwise GEMMs run on BLAS's own threads: the 64-256-256-10 MLP step, whose small GEMMs
-  are not worth splitting, was ~25% slower in pool mode.
+- other steps with GEMMs run them on BLAS's own threads: the 64-256-256-10 MLP step, whose
+  small GEMMs are not worth splitting, was ~25% slower in pool mode. Steps without GEMMs or
+  convolutions (queue runners' enqueues, initializers) leave the mode as it is.
 `set_num_threads(1)` switches threads off: kernels run on the caller's thread and BLAS keeps its
 own thread count. A process that never enters pool mode keeps numpy's BLAS as it was.
 """
@@ -98,9 +99,18 @@ _pool_mode = False         # kernels split work over our pool, BLAS on one threa
 _saw_big_gemm = False      # a GEMM of >= BIG_GEMM_FLOPS ran outside pool mode
 
 
-def plan_wants_pool(ops) -> bool:
-    """The mode for a step running these op types: pool mode for convolutional steps."""
-    return not POOL_OPS.isdisjoint(ops)
+GEMM_OPS = frozenset({"MatMul", "_FusedMatMul", "BatchMatMul", "BatchMatMulV2"})
+
+
+def plan_wants_pool(ops) -> bool | None:
+    """The mode for a step running these op types: pool mode (True) for convolutional steps,
+    BLAS's threads (False) for other steps with GEMMs, and None (leave the mode as it is) for
+    steps without either: an input pipeline's enqueue steps on their own threads, say, must
+    not flip the mode under a training step."""
+    ops = set(ops)
+    if not POOL_OPS.isdisjoint(ops):
+        return True
+    return False if not GEMM_OPS.isdisjoint(ops) else None
 
 
 def set_pool_mode(on: bool) -> None:
