@@ -134,6 +134,27 @@ def test_set_num_threads_ends_the_old_crews_threads():
     parallel.for_blocks(BIG, lambda w, lo, hi: None)   # a new crew serves
 
 
+def test_an_interrupted_wait_retires_the_crew(monkeypatch):
+    """Ctrl-C while the caller waits for a helper: that crew ends (a late hand-off must not
+    answer a later call) and the next call gets a new one."""
+    parallel.for_blocks(BIG, lambda w, lo, hi: None)
+    crew = parallel._crew
+    helper = crew._helpers[0]
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(helper, "wait_job", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        parallel.for_blocks(BIG, lambda w, lo, hi: None)
+    assert crew.retired
+    helper._thread.join(5)
+    assert not helper._thread.is_alive()
+    hits = np.zeros(BIG, np.int32)
+    parallel.for_blocks(BIG, lambda w, lo, hi: hits.__setitem__(slice(lo, hi), hits[lo:hi] + 1))
+    assert parallel._crew is not crew and (hits == 1).all()
+
+
 def test_for_blocks_nested_in_a_worker_runs_inline():
     inner_workers = []
 

@@ -1,10 +1,10 @@
 """The helper threads of `parallel.for_blocks`: a fixed crew, each woken by a lock hand-off.
 
 A `ThreadPoolExecutor` hop (queue, Future, Condition) cost ~90 µs per parallel call on the
-2-core benchmark VM, most of it in waking the waiter on the other vCPU twice; a kernel split
-in two 0.2 ms halves then gained nothing. Here each helper sleeps on its own `go` lock and
-signals its `done` lock: one futex wake each way (~15 µs), measured 270 -> 190 µs for two
-0.13 ms blocks.
+2-core benchmark VM (13-33 µs before the helper ran, ~45 µs from its end to the caller's
+return); a kernel split in two 0.2 ms halves then gained nothing. Here each helper sleeps on
+its own `go` lock and signals its `done` lock: one futex wake each way (~15 µs), measured
+270 -> 190 µs for two 0.13 ms blocks.
 
 `Crew.run(work)` calls work(1) .. work(n) on the helpers (each in a copy of the caller's
 contextvars context, so numpy's error state applies) while the caller runs its own share,
@@ -29,7 +29,7 @@ class Crew:
         self._on_start = on_start
         self._owner = threading.Lock()
         self._helpers: list[_Helper] = []
-        self._stopped = False
+        self.retired = False    # stopped, or a wait was cut short: calls get False
 
     def run(self, work: Callable[[int], None], caller_share: Callable[[], None]) -> bool:
         """work(1..size) on the helpers while `caller_share()` runs here; False (nothing run)
@@ -37,7 +37,7 @@ class Crew:
         if not self._owner.acquire(blocking=False):
             return False
         try:
-            if self._stopped:
+            if self.retired:
                 return False
             if not self._helpers:
                 self._helpers = [_Helper(w, self._on_start) for w in range(1, self.size + 1)]
@@ -46,18 +46,31 @@ class Crew:
             try:
                 caller_share()
             finally:
-                for h in self._helpers:
-                    h.wait_job()
+                self._wait_all()
             return True
         finally:
             self._owner.release()
 
+    def _wait_all(self) -> None:
+        """Waits for every helper's job. A wait cut short (KeyboardInterrupt in a notebook)
+        retires the crew: its helpers end after their current block, and the next call of
+        `parallel` starts a new crew (a late `done` must never answer a later job)."""
+        try:
+            for h in self._helpers:
+                h.wait_job()
+        except BaseException:
+            self.retired = True
+            for h in self._helpers:
+                h.retire()
+            self._helpers = []
+            raise
+
     def stop(self) -> None:
         """Ends the helpers once any running call is done (later calls get False)."""
         with self._owner:
-            self._stopped = True
+            self.retired = True
             for h in self._helpers:
-                h.start_job(None, None)
+                h.retire()
             self._helpers = []
 
 
@@ -78,6 +91,12 @@ class _Helper:
 
     def wait_job(self) -> None:
         self._done.acquire()
+
+    def retire(self) -> None:
+        """Ends the thread after its current job (if any; a job not yet taken is dropped)."""
+        self._job = (None, None)
+        if self._go.locked():   # idle or busy (it took `go`): wake it to read the stop
+            self._go.release()
 
     def _loop(self, index: int, on_start) -> None:
         on_start()

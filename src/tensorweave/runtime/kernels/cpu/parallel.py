@@ -182,7 +182,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _get_crew() -> Crew:
     global _crew
     with _lock:
-        if _crew is None:
+        if _crew is None or _crew.retired:
             _crew = Crew(num_threads() - 1, _mark_worker)
         return _crew
 
