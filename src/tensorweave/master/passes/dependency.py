@@ -45,15 +45,21 @@ def run(view: GraphView, ctx: PassContext) -> None:
 def _waited_for_only(view: GraphView, node: ir.NodeDef) -> bool:
     """A side-effect-free op (TF's IsFreeOfSideEffect: not stateful, no ref or resource
     inputs, not a queue op) whose consumers all take it as a control input only."""
-    op_def = OPS.get(node.op)
-    if op_def is None or op_def.stateful or node.op in PROTECTED_OPS or node.op == "NoOp" \
-            or node.op in CONTROL_FLOW_OPS or "Queue" in node.op \
-            or any(s.is_ref or s.dtype == dtypes.resource for s in op_def.inputs) \
-            or any(s.is_ref for s in op_def.outputs):
+    name, control, tensor = node.name, "^" + node.name, node.name + ":"
+    waited = False
+    for c in view.consumers(name):   # NOTE: string tests first: most nodes have a data reader
+        for i in view.nodes[c].inputs:
+            if i == control:
+                waited = True
+            elif i == name or i.startswith(tensor):
+                return False
+    if not waited:
         return False
-    refs = [i for c in view.consumers(node.name) for i in view.nodes[c].inputs
-            if ir.parse_input(i)[0] == node.name]
-    return bool(refs) and all(i.startswith("^") for i in refs)
+    op_def = OPS.get(node.op)
+    return not (op_def is None or op_def.stateful or node.op in PROTECTED_OPS
+                or node.op == "NoOp" or node.op in CONTROL_FLOW_OPS or "Queue" in node.op
+                or any(s.is_ref or s.dtype == dtypes.resource for s in op_def.inputs)
+                or any(s.is_ref for s in op_def.outputs))
 
 
 def _to_noop(view: GraphView, node: ir.NodeDef) -> ir.NodeDef:
