@@ -92,14 +92,13 @@ def set_num_threads(n: int) -> None:
 
 # -- pool mode: who threads the GEMMs ----------------------------------------------------------
 POOL_OPS = frozenset({"Conv2D", "_FusedConv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"})
+GEMM_OPS = frozenset({"MatMul", "_FusedMatMul", "BatchMatMul", "BatchMatMulV2"})
+BIG_GEMM_FLOPS = 1 << 28   # a GEMM this big (~1.3 ms on two cores) puts its step in pool mode
+
 _blas: list = []           # threadpoolctl controllers of the loaded BLAS libraries
 _blas_own: list[int] = []  # their thread counts before we touched them
-BIG_GEMM_FLOPS = 1 << 28   # a GEMM this big (~1.3 ms on two cores) puts its step in pool mode
 _pool_mode = False         # kernels split work over our pool, BLAS on one thread
 _saw_big_gemm = False      # a GEMM of >= BIG_GEMM_FLOPS ran outside pool mode
-
-
-GEMM_OPS = frozenset({"MatMul", "_FusedMatMul", "BatchMatMul", "BatchMatMulV2"})
 
 
 def plan_wants_pool(ops) -> bool | None:
