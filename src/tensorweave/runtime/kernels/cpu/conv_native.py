@@ -55,19 +55,14 @@ def _patches(x: np.ndarray, win: Window2D) -> np.ndarray:
 
 
 def _each_group(groups: list[tuple[int, int]], fn) -> None:
-    """fn(k, start, stop) for each image group k. In pool mode (`parallel.pool_mode`) the
-    groups are spread over the kernel threads: each builds its patch matrices in its own
-    core's cache and runs single-threaded GEMMs on them; otherwise BLAS threads each GEMM."""
-    if not parallel.pool_mode():
-        for k, (a, b) in enumerate(groups):
-            fn(k, a, b)
-        return
-
-    def block(_w: int, lo: int, hi: int) -> None:
+    """fn(k, start, stop) for each image group k, in pool mode spread over the kernel threads
+    (`parallel.spread`): each builds its patch matrices in its own core's cache and runs
+    single-threaded GEMMs on them; otherwise BLAS threads each GEMM."""
+    def run(lo: int, hi: int) -> None:
         for k in range(lo, hi):
             fn(k, *groups[k])
 
-    parallel.for_blocks(len(groups), block, block=1, min_parallel=2)
+    parallel.spread(len(groups), run)
 
 
 def conv2d(x: np.ndarray, w: np.ndarray, win: Window2D, bias=None, act=None) -> np.ndarray:

@@ -59,22 +59,13 @@ def _window(win: Window2D, n: int, c: int) -> tuple:
             win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_top, win.pad_left)
 
 
-def _spread(n: int, size: int, fn) -> None:
-    """fn(lo, hi) over [0, n) (images, or elements): in pool mode a big tensor's ranges are
-    spread over the kernel threads (`parallel.pool_mode`), else one call."""
-    if n < 2 or size < parallel.MIN_PARALLEL or not parallel.pool_mode():
-        fn(0, n)
-        return
-    parallel.for_blocks(n, lambda _w, lo, hi: fn(lo, hi), block=1, min_parallel=0)
-
-
 # -- elementwise --------------------------------------------------------------------------------
 def relu_grad(g: np.ndarray, x: np.ndarray) -> np.ndarray:
     """g * (x > 0), TF's ReluGrad (same shapes)."""
     out = np.empty_like(g)
     fg, fx, fo = g.reshape(-1), x.reshape(-1), out.reshape(-1)
-    _spread(g.size, g.size, lambda lo, hi: _native.relu_grad(fg[lo:hi], fx[lo:hi], fo[lo:hi],
-                                                             hi - lo))
+    parallel.spread(g.size, lambda lo, hi: _native.relu_grad(fg[lo:hi], fx[lo:hi], fo[lo:hi],
+                                                             hi - lo), g.size)
     return out
 
 
@@ -97,8 +88,8 @@ def max_pool(x: np.ndarray, win: Window2D) -> np.ndarray:
     """NHWC max pool; padding never wins, nan propagates."""
     n, _, _, c = x.shape
     y = np.empty((n, win.out_h, win.out_w, c), _F32)
-    _spread(n, x.size, lambda lo, hi: _native.max_pool(x[lo:hi], y[lo:hi],
-                                                       _window(win, hi - lo, c)))
+    parallel.spread(n, lambda lo, hi: _native.max_pool(x[lo:hi], y[lo:hi],
+                                                       _window(win, hi - lo, c)), x.size)
     return y
 
 
@@ -114,7 +105,7 @@ def max_pool_grad(x: np.ndarray, y: np.ndarray, dy: np.ndarray, win: Window2D,
                               None if relu_of is None else relu_of[lo:hi],
                               _window(win, hi - lo, c))
 
-    _spread(n, x.size, part)
+    parallel.spread(n, part, x.size)
     return dx
 
 
@@ -144,8 +135,8 @@ def conv_direct(x: np.ndarray, w: np.ndarray, win: Window2D, bias: np.ndarray | 
     n, _, _, c = x.shape
     o = w.shape[3]
     y = np.empty((n, win.out_h, win.out_w, o), _F32)
-    _spread(n, y.size, lambda lo, hi: _native.conv_direct(
-        x[lo:hi], w, bias, y[lo:hi], o, ACT[act], _window(win, hi - lo, c)))
+    parallel.spread(n, lambda lo, hi: _native.conv_direct(
+        x[lo:hi], w, bias, y[lo:hi], o, ACT[act], _window(win, hi - lo, c)), y.size)
     return y
 
 
@@ -160,7 +151,7 @@ def conv_filter_direct(x: np.ndarray, dy: np.ndarray, win: Window2D) -> np.ndarr
         dw = parts[lo] = np.empty((win.k_h, win.k_w, c, o), _F32)
         _native.conv_filter_direct(x[lo:hi], dy[lo:hi], dw, o, _window(win, hi - lo, c))
 
-    _spread(n, dy.size, part)
+    parallel.spread(n, part, dy.size)
     keys = sorted(parts)
     dw = parts[keys[0]]
     for k in keys[1:]:

@@ -137,6 +137,16 @@ def pool_mode() -> bool:
     return _pool_mode and _threads > 1 and not getattr(_local, "worker", False)
 
 
+def spread(n: int, fn: Callable[[int, int], None], size: int | None = None) -> None:
+    """fn(lo, hi) over ranges covering [0, n) (images, groups, elements): in pool mode the
+    ranges go to the kernel threads, unless the call touches fewer than MIN_PARALLEL elements
+    (`size`; None: always); otherwise one call fn(0, n)."""
+    if n < 2 or (size is not None and size < MIN_PARALLEL) or not pool_mode():
+        fn(0, n)
+        return
+    for_blocks(n, lambda _w, lo, hi: fn(lo, hi), block=1, min_parallel=0)
+
+
 def _apply_blas_threads() -> None:
     """(Under _lock.) One BLAS thread in pool mode; BLAS's own count otherwise."""
     if not _blas and not _blas_own:

@@ -211,37 +211,33 @@ static int64_t patch_size(const tw_window *g) {
     return product(6, f);
 }
 
-static PyObject *py_im2col(PyObject *self, PyObject *args) {
-    PyObject *ox, *oc, *ow;
+/* im2col(x, cols, window) and its adjoint col2im(cols, dx, window): the same two buffers,
+ * read and written the other way round. */
+static PyObject *patch_matrix(PyObject *args, int adjoint) {
+    PyObject *osrc, *odst, *ow;
     tw_window g;
-    void *x, *cols;
+    void *src, *dst;
     bufs b = {.count = 0};
-    if (!PyArg_ParseTuple(args, "OOO", &ox, &oc, &ow) || parse_window(ow, &g))
+    if (!PyArg_ParseTuple(args, "OOO", &osrc, &odst, &ow) || parse_window(ow, &g))
         return NULL;
-    if (take(&b, ox, input_size(&g), 0, 0, "im2col x", &x) ||
-        take(&b, oc, patch_size(&g), 1, 0, "im2col cols", &cols))
+    int64_t image = input_size(&g), patches = patch_size(&g);
+    if (take(&b, osrc, adjoint ? patches : image, 0, 0, adjoint ? "col2im cols" : "im2col x",
+             &src) ||
+        take(&b, odst, adjoint ? image : patches, 1, 0, adjoint ? "col2im dx" : "im2col cols",
+             &dst))
         return fail(&b);
     Py_BEGIN_ALLOW_THREADS
-    tw_im2col(x, cols, &g);
+    if (adjoint)
+        tw_col2im(src, dst, &g);
+    else
+        tw_im2col(src, dst, &g);
     Py_END_ALLOW_THREADS
     return done(&b, 0);
 }
 
-static PyObject *py_col2im(PyObject *self, PyObject *args) {
-    PyObject *oc, *odx, *ow;
-    tw_window g;
-    void *cols, *dx;
-    bufs b = {.count = 0};
-    if (!PyArg_ParseTuple(args, "OOO", &oc, &odx, &ow) || parse_window(ow, &g))
-        return NULL;
-    if (take(&b, oc, patch_size(&g), 0, 0, "col2im cols", &cols) ||
-        take(&b, odx, input_size(&g), 1, 0, "col2im dx", &dx))
-        return fail(&b);
-    Py_BEGIN_ALLOW_THREADS
-    tw_col2im(cols, dx, &g);
-    Py_END_ALLOW_THREADS
-    return done(&b, 0);
-}
+static PyObject *py_im2col(PyObject *self, PyObject *args) { return patch_matrix(args, 0); }
+
+static PyObject *py_col2im(PyObject *self, PyObject *args) { return patch_matrix(args, 1); }
 
 static int64_t filter_size(const tw_window *g, int64_t o) {
     int64_t f[] = {g->kh, g->kw, g->c, o};
