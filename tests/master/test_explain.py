@@ -97,4 +97,5 @@ def test_text_of_partitions_names_sends_and_recvs():
     assert any(line.startswith("  + ") and "= _Send[" in line for line in part)
     assert any(line.startswith("  + ") and "= _Recv[" in line for line in part)
     assert 'send_device="CPU:' in text and "replica:0" not in "\n".join(part)
-    assert part[-1].startswith("  2 partitions: CPU:0 x")
+    assert any(line.startswith("  2 partitions: CPU:0 x") for line in part)
+    assert "  what runs:" in part and "  [CPU:1]" in part   # the last stage whole, by device

@@ -51,16 +51,18 @@ def render(stages, full: bool = False) -> str:
     flat = [_flatten(s) for s in stages]
     diffs = [None] + [_diff(a, b) for a, b in zip(flat, flat[1:])]
     out = _counts_table(stages, flat, diffs) + _legend(short)
-    for stage, nodes, d in zip(stages, flat, diffs):
+    for k, (stage, nodes, d) in enumerate(zip(stages, flat, diffs)):
         n_before = len(nodes) - len(d.added) + len(d.removed) if d else len(nodes)
         was = f"{n_before} -> " if n_before != len(nodes) else ""
         out.append(f"== {stage.name}: {was}{len(nodes)} nodes ==")
         out.extend(f"  # {n}" for n in stage.notes)
-        if full or d is None:
-            out.extend(_whole(nodes, short))
+        if d is None:
+            out.extend(_whole(nodes, short) if full else _op_counts(nodes))
         else:
             out.extend(_changes(d, short, quiet=bool(stage.notes) or _is_partitioned(stage)))
         out.extend(_partitions(stage, short))
+        if full and d is not None or not full and k == len(stages) - 1 and k > 0:
+            out.extend(["  what runs:" if not full else "  every node:"] + _whole(nodes, short))
     return "\n".join(out) + "\n"
 
 
@@ -91,6 +93,13 @@ def _partitions(stage, short) -> list[str]:
 def _legend(short: dict[str, str]) -> list[str]:
     pairs = sorted((s, d) for d, s in short.items() if s != d)
     return [f"devices: {', '.join(f'{s} = {d}' for s, d in pairs)}"] if pairs else []
+
+
+def _op_counts(nodes: dict[str, ir.NodeDef]) -> list[str]:
+    ops = Counter(n.op for n in nodes.values()).most_common()
+    shown = ", ".join(f"{op} x{k}" for op, k in ops[:10])
+    more = f", {len(ops) - 10} more kinds" if len(ops) > 10 else ""
+    return [f"  ops: {shown}{more} (--full prints every stage whole)"]
 
 
 def _whole(nodes: dict[str, ir.NodeDef], short) -> list[str]:
@@ -187,10 +196,12 @@ def _has_boundary(d: _Diff) -> bool:
 
 
 def _line(n: ir.NodeDef, short: dict[str, str] | None = None) -> str:
-    """A node's text without its device (devices print apart), device names in attrs short."""
-    if n.device:
+    """A node's text without its device (devices print apart) and `_output_shapes` (a
+    MetaGraphDef's annotation), device names in attrs short."""
+    if n.device or "_output_shapes" in n.attrs:
         n = n.copy()
         n.device = ""
+        n.attrs = {k: v for k, v in n.attrs.items() if k != "_output_shapes"}
     return _shorten(format_node(n), short) if short else format_node(n)
 
 
