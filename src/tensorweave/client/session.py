@@ -19,6 +19,7 @@ from tensorweave import errors
 from tensorweave.client import fetch as fetch_lib
 from tensorweave.framework.graph import get_default_graph
 from tensorweave.framework.operation import Tensor
+from tensorweave.master.options import SessionOptions
 from tensorweave.monitoring.step_hooks import LISTENERS
 
 
@@ -38,7 +39,8 @@ class BaseSession:
         self._config = config
         self._master = _master_for(self._target, config)
         self._synced = self._graph.version
-        self._handle = self._master.create_session(self._graph._as_ir(0), _config_dict(config))
+        self._handle = self._master.create_session(self._graph._as_ir(0),
+                                                   SessionOptions.from_config(config))
         self._cache: dict = {}
         self._closed = False
         self._lock = threading.Lock()
@@ -175,13 +177,7 @@ class BaseSession:
                 op = None
         if op is None:
             return e
-        marker = f"(op {op.type})]]"
-        where = f"(op {op.type}, defined at {op.site})]]"
-        msg = e.message.replace(marker, where, 1) if marker in e.message else \
-            f"{e.message}\n\t [[node {op.name} {where}"
-        out = type(e)(node, op, msg)
-        out.__cause__ = e.__cause__
-        return out
+        return e.replace(op=op, site=op.site)
 
     # -- devices and lifetime ---------------------------------------------------------------
     def list_devices(self) -> list:
@@ -290,30 +286,6 @@ def _master_for(target: str, config):
                             "is not installed in this build") from None
         return connect(target, config)
     raise errors.InvalidArgumentError(None, None, f"Unknown session target '{target}'")
-
-
-def _config_dict(config) -> dict:
-    """Plain data from a ConfigProto (or a dict)."""
-    if config is None:
-        return {}
-    if isinstance(config, dict):
-        return dict(config)
-    out = {
-        "device_count": dict(config.device_count),
-        "inter_op_parallelism_threads": config.inter_op_parallelism_threads,
-        "intra_op_parallelism_threads": config.intra_op_parallelism_threads,
-        "allow_soft_placement": config.allow_soft_placement,
-        "log_device_placement": config.log_device_placement,
-        "operation_timeout_in_ms": config.operation_timeout_in_ms,
-        "device_filters": list(config.device_filters),
-    }
-    from tensorweave.master.passes import disabled_from_config
-
-    disabled, only = disabled_from_config(config)
-    out["disabled_passes"] = sorted(disabled)
-    if only:
-        out["passes"] = only
-    return out
 
 
 def _options_dict(options) -> dict | None:
