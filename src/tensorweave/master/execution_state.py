@@ -20,9 +20,9 @@ from tensorweave import errors, ir
 from tensorweave.master.options import BuildOptions
 from tensorweave.master.partition import partition
 from tensorweave.master.passes import PassContext, optimize
-from tensorweave.master.passes.graph_view import CONTROL_FLOW_OPS
 from tensorweave.master.place import Placement, place
 from tensorweave.master.prune import prune
+from tensorweave.ops.registry import op_traits
 
 _IO_OPS = ("_Arg", "_Retval")
 
@@ -142,7 +142,7 @@ class GraphExecutionState:
                 notes = [t for p, t in ctx.report if p == name] or ["(no change)"]
                 stages.append(Stage(f"pass {name}", {"": g}, notes))
             stages.append(Stage("partitioned", graphs))
-        dataflow = len(graphs) > 1 and any(n.op in CONTROL_FLOW_OPS
+        dataflow = len(graphs) > 1 and any(op_traits(n.op).control_flow
                                            for g in graphs.values() for n in g.nodes)
         return ClientGraph(pruned.feed_dtypes, graphs, client, dataflow)
 

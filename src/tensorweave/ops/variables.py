@@ -26,6 +26,7 @@ from tensorweave.framework.tensor_conversion import (
 )
 from tensorweave.ops import state_ops
 from tensorweave.ops.array_ops import identity
+from tensorweave.ops.registry import op_traits
 from tensorweave.shapes import TensorShape
 
 
@@ -418,7 +419,7 @@ def _default_var_list(var_list):
     if found:
         return found
     return [op.outputs[0] for op in get_default_graph().get_operations()
-            if op.type in ("Variable", "VariableV2", "AutoReloadVariable")]
+            if op_traits(op.type).variable and op.outputs[0].dtype.is_ref_dtype]
 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
