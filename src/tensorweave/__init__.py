@@ -4,6 +4,8 @@
 re-exports; each name lives in the module the layout table of DESIGN.md names.
 """
 
+import sys
+
 from tensorweave import ops as _ops  # noqa: F401  (registers ops and kernels)
 from tensorweave import errors
 from tensorweave.autodiff import (
@@ -82,6 +84,8 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
     test, timeline, train,
 )
 from tensorweave import compat, data  # noqa: E402
+
+compat.v1 = sys.modules[__name__]
 from tensorweave.data import gfile  # noqa: E402
 from tensorweave.data.queues import (  # noqa: E402
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue,
