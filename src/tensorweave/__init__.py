@@ -16,7 +16,8 @@ from tensorweave.autodiff import NotDifferentiable as NoGradient
 from tensorweave.framework.indexed_slices import (
     IndexedSlices, IndexedSlicesValue, convert_to_tensor_or_indexed_slices,
 )
-from tensorweave.client.session import InteractiveSession, Session, get_default_session
+from tensorweave.client.session import InteractiveSession, Session
+from tensorweave.framework.default_session import get_default_session
 from tensorweave.dtypes import *  # noqa: F403
 from tensorweave.dtypes import DType, as_dtype
 from tensorweave.dtypes import bool_ as bool  # noqa: A001 - TF's name

@@ -17,6 +17,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.client import fetch as fetch_lib
+from tensorweave.framework.default_session import DEFAULT_SESSIONS
 from tensorweave.framework.graph import get_default_graph
 from tensorweave.framework.operation import Tensor
 from tensorweave.master.options import SessionOptions
@@ -195,7 +196,7 @@ class BaseSession:
             pass
 
     def as_default(self):
-        return _default_session_stack.controller(self)
+        return DEFAULT_SESSIONS.controller(self)
 
     def __enter__(self):
         self._default_ctx = self.as_default()
@@ -303,39 +304,3 @@ def _fill_run_metadata(run_metadata, meta: dict) -> None:
     fill_run_metadata(run_metadata, meta)
 
 
-# -- default session -------------------------------------------------------------------------
-class _DefaultSessionStack(threading.local):
-    def __init__(self):
-        self.stack: list = []
-
-    def get(self):
-        return self.stack[-1] if self.stack else None
-
-    @contextlib.contextmanager
-    def controller(self, sess):
-        self.stack.append(sess)
-        try:
-            with sess.graph.as_default():
-                yield sess
-        finally:
-            if sess in self.stack:
-                self.stack.remove(sess)
-
-
-_default_session_stack = _DefaultSessionStack()
-
-
-def get_default_session():
-    return _default_session_stack.get()
-
-
-def _session_for(graph, session):
-    sess = session or get_default_session()
-    if sess is None:
-        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
-                         "registered. Use `with sess.as_default()` or pass an explicit session "
-                         "to `eval(session=sess)`")
-    if sess.graph is not graph:
-        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph "
-                         "is different from the session's graph.")
-    return sess
