@@ -12,10 +12,6 @@ from tensorweave.ops.registry import OPS, OpDef
 from tensorweave.runtime.kernels.registry import KernelNode, lookup_kernel
 
 RECV_OPS = frozenset(["_Recv", "_HostRecv"])
-CONTROL_FLOW_OPS = frozenset([
-    "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
-    "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger",
-])
 
 
 @dataclass
@@ -87,7 +83,7 @@ class Plan:
         items = [self._make_item(i, n) for i, n in enumerate(nodes)]
         self._link(items)
         self.items = self._toposort(items)
-        self.has_control_flow = dataflow or any(it.op in CONTROL_FLOW_OPS for it in self.items)
+        self.has_control_flow = dataflow or any(it.op_def.traits.control_flow for it in self.items)
         self.args = sorted((it.attrs["index"], it.index) for it in items if it.op == "_Arg")
         self.retvals = sorted((it.attrs["index"], it.index) for it in items if it.op == "_Retval")
         self.by_index = {it.index: it for it in items}

@@ -47,6 +47,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from tensorweave.ops.traits import GEMM, POOL
 from tensorweave.runtime.kernels.cpu.crew import Crew
 
 BLOCK = 1 << 16          # elements per block: the ~6 float32 streams of Adam fit in L2
@@ -91,8 +92,6 @@ def set_num_threads(n: int) -> None:
 
 
 # -- pool mode: who threads the GEMMs ----------------------------------------------------------
-POOL_OPS = frozenset({"Conv2D", "_FusedConv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"})
-GEMM_OPS = frozenset({"MatMul", "_FusedMatMul", "BatchMatMul", "BatchMatMulV2"})
 BIG_GEMM_FLOPS = 1 << 28   # a GEMM this big (~1.3 ms on two cores) puts its step in pool mode
 
 _blas: list = []           # threadpoolctl controllers of the loaded BLAS libraries
@@ -101,15 +100,15 @@ _pool_mode = False         # kernels split work over our pool, BLAS on one threa
 _saw_big_gemm = False      # a GEMM of >= BIG_GEMM_FLOPS ran outside pool mode
 
 
-def plan_wants_pool(ops) -> bool | None:
-    """The mode for a step running these op types: pool mode (True) for convolutional steps,
-    BLAS's threads (False) for other steps with GEMMs, and None (leave the mode as it is) for
-    steps without either: an input pipeline's enqueue steps on their own threads, say, must
-    not flip the mode under a training step."""
-    ops = set(ops)
-    if not POOL_OPS.isdisjoint(ops):
+def plan_wants_pool(classes) -> bool | None:
+    """The mode for a step whose ops have these compute classes (`OpTraits.compute_class`):
+    pool mode (True) for convolutional steps, BLAS's threads (False) for other steps with
+    GEMMs, and None (leave the mode as it is) for steps without either: an input pipeline's
+    enqueue steps on their own threads, say, must not flip the mode under a training step."""
+    classes = set(classes)
+    if POOL in classes:
         return True
-    return False if not GEMM_OPS.isdisjoint(ops) else None
+    return False if GEMM in classes else None
 
 
 def set_pool_mode(on: bool) -> None:
