@@ -16,7 +16,8 @@ block exactly once before `for_blocks` returns (or raises the first exception of
 Worker index `w` lets callers keep per-thread scratch buffers. Thread-safe; nested calls, and
 calls while another thread's call has the crew, run on their own thread. Blocks run under
 the caller's numpy error state (np.errstate). The kernels use every CPU of the process (up
-to 8; `set_num_threads`, or TF's `ConfigProto.intra_op_parallelism_threads`).
+to 8, affinity and cgroup CPU quota counted: `cpus.py`; `set_num_threads`, or TF's
+`ConfigProto.intra_op_parallelism_threads`).
 
 Pool mode. OpenBLAS's worker threads busy-wait for ~0.1 s after every threaded GEMM, so a
 thread of ours started in that time shares its core with a spinner (measured on the 2-core
@@ -48,6 +49,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tensorweave.ops.traits import GEMM, POOL
+from tensorweave.runtime.kernels.cpu.cpus import cpu_count
 from tensorweave.runtime.kernels.cpu.crew import Crew
 
 BLOCK = 1 << 16          # elements per block: the ~6 float32 streams of Adam fit in L2
@@ -59,14 +61,6 @@ MIN_SPLIT_FLOPS = 1 << 25  # a GEMM below this (~0.3 ms on one core), whose oper
 _lock = threading.Lock()
 _crew: Crew | None = None
 _local = threading.local()
-
-
-def cpu_count() -> int:
-    """CPUs this process may run on (a natural `set_num_threads` argument)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 DEFAULT_THREADS = min(cpu_count(), 8)
