@@ -52,11 +52,9 @@ ALLOWED: set[tuple[str, str]] = {
     ("framework/sparse_tensor.py", "tensorweave.ops.shape_inference"),
     ("ops/__init__.py", "tensorweave.monitoring.summary"),
     ("ops/parsing_ops.py", "tensorweave.data.example"),
-    ("proto/convert.py", "tensorweave.ops.registry"),
     ("runtime/kernels/cpu/dataset_readers.py", "tensorweave.data.tfrecord"),
     ("runtime/kernels/cpu/io.py", "tensorweave.training.checkpoint.bundle"),
     ("runtime/kernels/cpu/readers.py", "tensorweave.data.tfrecord"),
-    ("training/checkpoint_utils.py", "tensorweave.ops.variable_scope"),
 }
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from tensorweave import dtypes
 from tensorweave.ops.traits import NONE, OpTraits, builtin_traits
+from tensorweave.proto import convert
 from tensorweave.shapes import TensorShape
 
 NO_DEFAULT = object()
@@ -145,6 +146,7 @@ class OpRegistry:
 
 OPS = OpRegistry()
 op_traits = OPS.traits
+convert.use_op_defs(OPS.get)
 
 
 def _caller_site(depth: int = 2) -> str:
