@@ -6,7 +6,9 @@ re-exports; each name lives in the module the layout table of DESIGN.md names.
 
 import sys
 
-from tensorweave import ops as _ops  # noqa: F401  (registers ops and kernels)
+# NOTE: registration happens here, by import, in this order: op types, kernels, gradients.
+from tensorweave import ops as _ops  # noqa: F401  (registers every op type)
+from tensorweave.runtime.kernels import cpu as _cpu_kernels  # noqa: F401  (every CPU kernel)
 from tensorweave import errors
 from tensorweave.autodiff import (
     AggregationMethod, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,

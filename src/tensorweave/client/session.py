@@ -279,12 +279,8 @@ def _master_for(target: str, config):
             _local_master = LocalMaster()
         return _local_master
     if target.startswith("grpc://"):
-        try:
-            from tensorweave.distributed.grpc_master import connect
-        except ImportError:
-            raise errors.UnimplementedError(
-                None, None, f"Remote sessions ({target}) need the distributed runtime, which "
-                            "is not installed in this build") from None
+        from tensorweave.distributed.grpc_master import connect
+
         return connect(target, config)
     raise errors.InvalidArgumentError(None, None, f"Unknown session target '{target}'")
 

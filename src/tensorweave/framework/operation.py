@@ -212,7 +212,7 @@ class Operation:
         self._node_def = None
 
     def _set_device(self, device) -> None:
-        from tensorweave.runtime.device import canonical
+        from tensorweave.framework.device_spec import canonical
 
         self._device = canonical(device) if isinstance(device, str) else device.to_string()
         self._node_def = None

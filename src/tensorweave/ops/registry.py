@@ -31,6 +31,7 @@ from typing import Any
 
 from tensorweave import dtypes
 from tensorweave.ops.traits import NONE, OpTraits, builtin_traits
+from tensorweave.proto import convert
 from tensorweave.shapes import TensorShape
 
 NO_DEFAULT = object()
@@ -145,6 +146,7 @@ class OpRegistry:
 
 OPS = OpRegistry()
 op_traits = OPS.traits
+convert.use_op_defs(OPS.get)
 
 
 def _caller_site(depth: int = 2) -> str:
@@ -186,6 +188,29 @@ def register_op(
         traits=traits if traits is not None else builtin_traits(name),
     )
     return OPS.register(op_def)
+
+
+def full_attrs(op_def: OpDef, attrs: dict) -> dict:
+    """`attrs` with the OpDef's defaults filled in (imported GraphDefs may omit them)."""
+    out = dict(attrs)
+    for a in op_def.attrs.values():
+        if a.name not in out and a.has_default:
+            out[a.name] = a.default
+    return out
+
+
+def arg_dtypes(specs, attrs) -> list:
+    """The dtype of each tensor of `specs` (an OpDef's inputs or outputs) under `attrs`."""
+    out = []
+    for spec in specs:
+        if spec.type_list_attr:
+            out.extend(attrs.get(spec.type_list_attr, []))
+            continue
+        dt = spec.dtype if spec.dtype is not None else attrs.get(spec.type_attr)
+        if dt is not None and spec.is_ref:
+            dt = dt._as_ref
+        out.extend([dt] * (int(attrs.get(spec.number_attr, 1)) if spec.number_attr else 1))
+    return out
 
 
 _ARG_RE = re.compile(r"^\s*(\w+)\s*:\s*(?:(\w+)\s*\*\s*)?(Ref\(\s*(\w+)\s*\)|\w+)\s*$")

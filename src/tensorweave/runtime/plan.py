@@ -8,7 +8,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from tensorweave import errors, ir
-from tensorweave.ops.registry import OPS, OpDef
+from tensorweave.ops.registry import OPS, OpDef, arg_dtypes, full_attrs  # noqa: F401
 from tensorweave.runtime.kernels.registry import KernelNode, lookup_kernel
 
 RECV_OPS = frozenset(["_Recv", "_HostRecv"])
@@ -38,28 +38,6 @@ class NodeItem:
     @property
     def op(self) -> str:
         return self.node.op
-
-
-def full_attrs(op_def: OpDef, attrs: dict) -> dict:
-    """`attrs` with the OpDef's defaults filled in (imported GraphDefs may omit them)."""
-    out = dict(attrs)
-    for a in op_def.attrs.values():
-        if a.name not in out and a.has_default:
-            out[a.name] = a.default
-    return out
-
-
-def arg_dtypes(specs, attrs) -> list:
-    out = []
-    for spec in specs:
-        if spec.type_list_attr:
-            out.extend(attrs.get(spec.type_list_attr, []))
-            continue
-        dt = spec.dtype if spec.dtype is not None else attrs.get(spec.type_attr)
-        if dt is not None and spec.is_ref:
-            dt = dt._as_ref
-        out.extend([dt] * (int(attrs.get(spec.number_attr, 1)) if spec.number_attr else 1))
-    return out
 
 
 class Plan:

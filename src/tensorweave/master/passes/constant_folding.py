@@ -75,8 +75,8 @@ def _fold(view: GraphView, node: ir.NodeDef, values) -> list | None:
 
 
 def _evaluate(node: ir.NodeDef, args: list) -> list:
+    from tensorweave.ops.registry import arg_dtypes, full_attrs
     from tensorweave.runtime.kernels.registry import KernelNode, lookup_kernel
-    from tensorweave.runtime.plan import arg_dtypes, full_attrs
 
     op_def = OPS.get(node.op)
     attrs = full_attrs(op_def, node.attrs)
