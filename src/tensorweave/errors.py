@@ -30,10 +30,15 @@ UNAUTHENTICATED = 16
 class OpError(Exception):
     """A failure while running (or planning) a graph.
 
+    The message is rendered from the fields, never edited as text: `detail`, then the task
+    it came from, then `[[node NAME (op TYPE, defined at SITE)]]` when it names a node.
+
     Attributes:
-      node_def: the failing node's IR `NodeDef`, or None.
+      node_def: the failing node's IR `NodeDef` (name and op type), or None.
       op: the failing `Operation` when the client knows it, or None.
-      message: the text without the node annotation.
+      detail: what went wrong, without the node, site or task.
+      site: where the user created the op ("file:line"), or None.
+      task: the task the error came from (`/job:ps/replica:0/task:0`), or None.
       error_code: TF's canonical code.
     """
 
@@ -43,15 +48,58 @@ class OpError(Exception):
         super().__init__(message)
         self.node_def = node_def
         self.op = op
-        self.message = message
+        self.detail = message
+        self.site: str | None = None
+        self.task: str | None = None
         if error_code is not None:
             self.error_code = error_code
+
+    @property
+    def node_name(self) -> str | None:
+        return getattr(self.node_def, "name", None) or None
+
+    @property
+    def op_type(self) -> str | None:
+        return getattr(self.node_def, "op", None) or None
+
+    @property
+    def message(self) -> str:
+        """The text users see: detail, task, node and creation site."""
+        return self.render()
+
+    def render(self, with_node: bool = True) -> str:
+        """The message; without the node annotation when `with_node` is False (the wire
+        carries the node separately)."""
+        text = self.detail
+        if self.task and self.task not in text:
+            text += f" (task {self.task})"
+        if with_node and self.node_name:
+            where = f", defined at {self.site}" if self.site else ""
+            text += f"\n\t [[node {self.node_name} (op {self.op_type}{where})]]"
+        return text
+
+    def replace(self, **fields) -> OpError:
+        """A copy of this error with some fields changed (node_def, op, detail, site, task)."""
+        out = type(self)(fields.get("node_def", self.node_def), fields.get("op", self.op),
+                         fields.get("detail", self.detail))
+        out.error_code = self.error_code
+        out.site = fields.get("site", self.site)
+        out.task = fields.get("task", self.task)
+        out.__cause__ = self.__cause__
+        return out
 
     def __str__(self) -> str:
         return self.message
 
     def __reduce__(self):
-        return (type(self), (self.node_def, self.op, self.message, self.error_code))
+        return (_rebuild, (type(self), self.node_def, self.op, self.detail, self.error_code,
+                           self.site, self.task))
+
+
+def _rebuild(cls, node_def, op, detail, code, site, task) -> OpError:
+    out = cls(node_def, op, detail)
+    out.error_code, out.site, out.task = code, site, task
+    return out
 
 
 def _make(name: str, code: int) -> type[OpError]:
@@ -107,10 +155,8 @@ def make_error(code: int, message: str, node_def=None) -> OpError:
 
 
 def annotate(err: OpError, node_def, site: str | None) -> OpError:
-    """Returns a copy of `err` whose message names `node_def` and where the user created it."""
-    where = f"\n  defined at {site}" if site else ""
-    msg = f"{err.message}\n\t [[node {node_def.name} (op {node_def.op}){where}]]"
-    out = type(err)(node_def, None, msg)
+    """A copy of `err` naming `node_def` and (when known) where the user created it."""
+    out = err.replace(node_def=node_def, site=site or err.site)
     out.__cause__ = err.__cause__ or err
     return out
 

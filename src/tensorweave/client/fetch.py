@@ -10,24 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave import dtypes
+from tensorweave.framework.fetch_conversions import (  # noqa: F401  (re-exported)
+    CONVERSIONS,
+    feed_pairs,
+    register_session_run_conversion_functions,
+)
 from tensorweave.framework.operation import Operation, Tensor
-
-_CONVERSIONS: list[tuple[type, object, object]] = []
-
-
-def register_session_run_conversion_functions(tensor_type, fetch_function,
-                                              feed_function=None,
-                                              feed_function_for_partial_run=None) -> None:
-    """`fetch_function(obj) -> (list of tensors, rebuild(values) -> value)`;
-    `feed_function(obj, value) -> list of (tensor, value)` pairs."""
-    _CONVERSIONS.append((tensor_type, fetch_function, feed_function))
-
-
-def feed_pairs(key, value) -> list:
-    for t, _, feed_fn in _CONVERSIONS:
-        if feed_fn is not None and isinstance(key, t):
-            return list(feed_fn(key, value))
-    return [(key, value)]
 
 
 class FetchMapper:
@@ -41,12 +29,12 @@ class FetchMapper:
         self.build = self._mapper(fetches)
         self.single = (len(self.fetch_names) == 1 and not self.targets
                        and not isinstance(fetches, (list, tuple, dict))
-                       and not any(isinstance(fetches, t) for t, _, _ in _CONVERSIONS))
+                       and not any(isinstance(fetches, t) for t, _, _ in CONVERSIONS))
 
     def _mapper(self, f):
         if f is None:
             raise TypeError('Argument `fetch` = None has invalid type "NoneType". Cannot be None')
-        for t, fetch_fn, _ in _CONVERSIONS:
+        for t, fetch_fn, _ in CONVERSIONS:
             if isinstance(f, t):
                 parts, rebuild = fetch_fn(f)
                 subs = [self._mapper(p) for p in parts]

@@ -165,24 +165,17 @@ def _bind(server: grpc.Server, host: str, port: int, credentials=None) -> int:
 
 def _make_master(cluster: ClusterSpec, job: str, task: int, config):
     """(LocalMaster over the cluster, this task's shared worker, the task's step table)."""
+    from tensorweave.distributed.cluster_steps import ClusterWorkerCache
     from tensorweave.distributed.remote import make_step_table
     from tensorweave.master.master import LocalMaster
+    from tensorweave.master.options import SessionOptions
     from tensorweave.runtime.device import local_device_names
     from tensorweave.runtime.worker import LocalWorker
 
-    cfg = config if isinstance(config, dict) or config is None else _config_dict(config)
-    cfg = cfg or {}
-    cpus = int((cfg.get("device_count") or {}).get("CPU", 1) or 1)
-    inter_op = int(cfg.get("inter_op_parallelism_threads") or 0)
-    worker = LocalWorker(local_device_names(job, task, cpus), inter_op)
+    opts = SessionOptions.from_config(config)
+    worker = LocalWorker(local_device_names(job, task, opts.cpus), opts.inter_op_threads)
     steps, workers = make_step_table(cluster, job, task, worker)
-    return LocalMaster(worker, cluster=workers), worker, steps
-
-
-def _config_dict(config) -> dict:
-    from tensorweave.client.session import _config_dict as convert
-
-    return convert(config)
+    return LocalMaster(ClusterWorkerCache(workers)), worker, steps
 
 
 __all__ = ["Server"]

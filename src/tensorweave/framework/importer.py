@@ -34,16 +34,15 @@ from typing import Any
 import numpy as np
 
 from tensorweave import dtypes, ir
+from tensorweave.framework import device_spec as device_lib
 from tensorweave.framework.graph import get_default_graph
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.printing import format_node
 from tensorweave.framework.scopes import name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.apply import add_op
-from tensorweave.ops.registry import OPS, AttrSpec, OpDef
+from tensorweave.ops.registry import OPS, AttrSpec, OpDef, arg_dtypes, full_attrs
 from tensorweave.proto import convert, graph_pb2
-from tensorweave.runtime import device as device_lib
-from tensorweave.runtime.plan import arg_dtypes, full_attrs
 from tensorweave.shapes import TensorShape, as_shape
 
 _NEXT_ITERATION = frozenset(["NextIteration", "RefNextIteration"])

@@ -84,9 +84,9 @@ class Tensor:
 
     def eval(self, feed_dict=None, session=None):
         """Runs the default (or given) session to compute this tensor."""
-        from tensorweave.client.session import _session_for
+        from tensorweave.framework.default_session import session_for
 
-        return _session_for(self.graph, session).run(self, feed_dict)
+        return session_for(self.graph, session).run(self, feed_dict)
 
     def _as_node_input(self) -> str:
         return ir.tensor_name(self._op.name, self._value_index)
@@ -212,7 +212,7 @@ class Operation:
         self._node_def = None
 
     def _set_device(self, device) -> None:
-        from tensorweave.runtime.device import canonical
+        from tensorweave.framework.device_spec import canonical
 
         self._device = canonical(device) if isinstance(device, str) else device.to_string()
         self._node_def = None
@@ -268,9 +268,9 @@ class Operation:
 
     def run(self, feed_dict=None, session=None) -> None:
         """Runs this op in the default (or given) session."""
-        from tensorweave.client.session import _session_for
+        from tensorweave.framework.default_session import session_for
 
-        _session_for(self._graph, session).run(self, feed_dict)
+        session_for(self._graph, session).run(self, feed_dict)
 
     def __repr__(self) -> str:
         return f"<tf.Operation '{self._name}' type={self._type}>"

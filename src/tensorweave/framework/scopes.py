@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from tensorweave.runtime import device as device_lib
+from tensorweave.framework import device_spec as device_lib
 
 
 class _Controller:

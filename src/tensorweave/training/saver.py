@@ -35,6 +35,7 @@ from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.scopes import name_scope
 from tensorweave.ops import array_ops, io_ops, state_ops
 from tensorweave.ops.apply import apply_op
+from tensorweave.ops.registry import op_traits
 from tensorweave.proto import saver_pb2
 from tensorweave.runtime import device as device_lib
 from tensorweave.runtime.kernels.cpu import io as io_kernels
@@ -44,7 +45,6 @@ from tensorweave.training.checkpoint import state as ckpt_state
 from tensorweave.training.checkpoint.bundle import BundleReader, normalize_prefix
 
 _LOG = logging.getLogger("tensorweave")
-_VARIABLE_OPS = frozenset(["Variable", "VariableV2", "AutoReloadVariable"])
 SaverDef = saver_pb2.SaverDef
 
 
@@ -73,7 +73,8 @@ def _ref_tensor(value, name=None) -> Tensor:
     """
     if hasattr(value, "_ref") and callable(value._ref):
         return value._ref()
-    if isinstance(value, Tensor) and value.op.type in _VARIABLE_OPS:
+    if (isinstance(value, Tensor) and value.dtype.is_ref_dtype
+            and op_traits(value.op.type).variable):
         return value
     what = f" (for name {name!r})" if name else ""
     raise TypeError(f"Variable to save is not a Variable{what}: {value!r}")

@@ -2,7 +2,7 @@
 
 Each pass is a pure function `run(view: GraphView, ctx: PassContext) -> None` that edits a
 copy of the pruned graph and notes what it did in `ctx.report`. Passes are switched off by
-name (`PassContext.disabled`), from the session config:
+name (`PassContext.disabled`), from the session config (parsed in master/options.py):
 - TF's toggles: `graph_options.rewrite_options.<constant_folding | arithmetic_optimization |
   dependency_optimization | remapping | common_subgraph_elimination> = OFF`, and
   `graph_options.optimizer_options.opt_level = L0` (no folding, no CSE);
@@ -81,30 +81,6 @@ def optimize(graph: ir.GraphDef, ctx: PassContext, only: list[str] | None = None
         if stages is not None:
             stages.append((name, graph))
     return graph
-
-
-_TOGGLES = {
-    "constant_folding": "constant_folding",
-    "arithmetic_optimization": "arithmetic",
-    "dependency_optimization": "dependency",
-    "remapping": "remapper",
-    "common_subgraph_elimination": "cse",
-}
-
-
-def disabled_from_config(config) -> tuple[set[str], list[str] | None]:
-    """(disabled pass names, explicit pass list or None) from a ConfigProto or dict."""
-    if config is None:
-        return set(), None
-    if isinstance(config, dict):
-        return set(config.get("disabled_passes", ())), config.get("passes")
-    ro = config.graph_options.rewrite_options
-    off = {ours for field_name, ours in _TOGGLES.items() if getattr(ro, field_name) == 2}
-    if config.graph_options.optimizer_options.opt_level == -1:
-        off |= {"constant_folding", "cse"}
-    if ro.disable_meta_optimizer:
-        off |= set(_TOGGLES.values())
-    return off, list(ro.optimizers) or None
 
 
 ORDER = ["constant_folding", "arithmetic", "cse", "dependency", "remapper"]

@@ -14,6 +14,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     diag,
     fused,
     gather,
+    grad_ops,
     io,
     joining,
     linalg,
