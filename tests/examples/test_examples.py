@@ -64,6 +64,14 @@ def test_cnn_demo_flags_shorten_the_run(tmp_path):
                timeout=120)
     assert len(re.findall(r"^epoch +\d+: loss", out, flags=re.M)) == 1
     assert 0.0 < _metric(out, "test accuracy") <= 1.0
+    # NOTE: the demo says where its graph is and how to explain it; the command it prints runs
+    command = re.search(r"^graph: \S+\.meta  \(.*: tensorweave (explain .*)\)$", out, re.M)
+    assert command, out[-2000:]
+    proc = subprocess.run([sys.executable, "-m", "tensorweave.cli.main",
+                           *command.group(1).split(), "--counts"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "partitioned" in proc.stdout
 
 
 def test_cnn_demo_checkpoints_resumes_and_writes_logs(tmp_path):
