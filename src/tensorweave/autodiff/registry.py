@@ -44,7 +44,7 @@ no_gradient = NotDifferentiable
 def get_gradient_function(op):
     """The gradient function for `op` (honouring gradient_override_map), or None if declared
     not differentiable. Raises LookupError naming the op type when none is registered."""
-    op_type = op.graph._gradient_overrides.get(op.type, op.type)
+    op_type = op.graph.gradient_override(op.type) or op.type
     try:
         op_type = op.get_attr("_gradient_op_type").decode()
     except ValueError:
