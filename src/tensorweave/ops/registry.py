@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,9 +155,9 @@ def _caller_site(depth: int = 2) -> str:
 
 def register_op(
     name: str,
-    inputs: list[str] = (),
-    outputs: list[str] = (),
-    attrs: list[str] = (),
+    inputs: Sequence[str] = (),
+    outputs: Sequence[str] = (),
+    attrs: Sequence[str] = (),
     shape_fn: ShapeFn | None = None,
     stateful: bool = False,
     allows_uninitialized_input: bool = False,
