@@ -50,7 +50,7 @@ def test_a_new_op_gets_the_thread_policy_and_waves_of_its_traits():
              ir.NodeDef("r1", "_Retval", ["m1"], "", {"T": tf.float32, "index": 0}),
              ir.NodeDef("r2", "_Retval", ["m2"], "", {"T": tf.float32, "index": 1})]
     plan = Plan(ir.GraphDef(nodes=nodes), "CPU", ResourceMgr(), "/device:CPU:0")
-    assert parallel.plan_wants_pool(it.op_def.traits.compute_class for it in plan.items) is False
+    assert parallel.plan_wants_pool(it.op_def.traits.compute_class for it in plan.items) is True
     waves = _parallel_waves(plan)
     assert waves is not None and sorted(i.name for w in waves.values() for i in w) == ["m1",
                                                                                        "m2"]

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 
 from tensorweave import errors
+from tensorweave.distributed import address as hostport
 from tensorweave.distributed import security
 from tensorweave.distributed.bulk import BulkServer
 from tensorweave.distributed.cluster import ClusterSpec
@@ -88,7 +89,7 @@ class Server:
     @property
     def target(self) -> str:
         """`grpc://host:port`: what `tf.Session(target)` takes."""
-        return f"grpc://{self.host}:{self.port}"
+        return f"grpc://{hostport.join(self.host, self.port)}"
 
     @property
     def server_def(self) -> dict:
@@ -142,18 +143,14 @@ def _task_of(cluster: ClusterSpec, job_name, task_index) -> tuple[str, int]:
 
 
 def _split(address: str) -> tuple[str, int]:
-    host, _, port = address.rpartition(":")
-    if host in ("", "localhost"):
-        host = DEFAULT_HOST
-    try:
-        return host, int(port)
-    except ValueError:
-        raise ValueError(f"Bad port in task address {address!r}") from None
+    """(bare host, port) of a task address; "localhost" binds 127.0.0.1. Raises ValueError."""
+    host, port = hostport.split(address)
+    return (DEFAULT_HOST if host in ("", "localhost") else host), port
 
 
 def _bind(server: grpc.Server, host: str, port: int, credentials=None) -> int:
     """Binds `host:port` (TLS with `credentials`, else plaintext); returns the bound port."""
-    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    address = hostport.join(host, port)
     try:
         bound = (server.add_insecure_port(address) if credentials is None
                  else server.add_secure_port(address, credentials))

@@ -47,6 +47,7 @@ def configure_security(args) -> None:
 
 def serve(args) -> int:
     """Runs a server from parsed `add_args` arguments until a signal stops it."""
+    from tensorweave.distributed.address import join
     from tensorweave.distributed.server import Server
 
     configure_security(args)
@@ -54,7 +55,7 @@ def serve(args) -> int:
     if args.cluster:
         server = Server(args.cluster, args.job, args.task, config=config)
     else:
-        server = Server({"localhost": [f"{args.host}:{args.port}"]}, "localhost", 0,
+        server = Server({"localhost": [join(args.host, args.port)]}, "localhost", 0,
                         config=config)
 
     def _stop(signum, frame):

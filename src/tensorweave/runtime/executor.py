@@ -90,10 +90,7 @@ class Executor:
         if not self._step or self._pool_mode is None:
             return self._run(args, ctx)
         parallel.set_pool_mode(self._pool_mode)
-        out = self._run(args, ctx)
-        if parallel.saw_big_gemm():
-            self._pool_mode = True
-        return out
+        return self._run(args, ctx)
 
     def _run(self, args, ctx):
         if ctx.stats is not None:
