@@ -16,7 +16,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "tensorweave"
 # DESIGN.md's layers, lowest first. Within a layer only the core modules and the public
 # namespace's modules import each other.
 LAYERS: list[set[str]] = [
-    {"dtypes", "shapes", "errors", "ir", "tf_logging"},
+    {"dtypes", "shapes", "errors", "ir", "registry", "tf_logging"},
     {"proto"},
     {"formats"},
     {"framework"},

@@ -103,13 +103,11 @@ def _rebuild(cls, node_def, op, detail, code, site, task) -> OpError:
 
 
 def _make(name: str, code: int) -> type[OpError]:
-    cls = type(name, (OpError,), {"error_code": code, "__doc__": f"TF error code {code}."})
-
     def __init__(self, node_def=None, op=None, message="", *args, **kwargs):
         OpError.__init__(self, node_def, op, message, code)
 
-    cls.__init__ = __init__
-    return cls
+    return type(name, (OpError,), {"error_code": code, "__doc__": f"TF error code {code}.",
+                                   "__init__": __init__})
 
 
 CancelledError = _make("CancelledError", CANCELLED)

@@ -6,7 +6,9 @@ a type registers when it is defined, and the session's fetch mapping reads it.
 
 from __future__ import annotations
 
-CONVERSIONS: list[tuple[type, object, object]] = []
+from collections.abc import Callable
+
+CONVERSIONS: list[tuple[type, Callable, Callable | None]] = []
 
 
 def register_session_run_conversion_functions(tensor_type, fetch_function,

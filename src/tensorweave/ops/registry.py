@@ -25,13 +25,14 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tensorweave import dtypes
 from tensorweave.ops.traits import NONE, OpTraits, builtin_traits
 from tensorweave.proto import convert
+from tensorweave.registry import Registry
 from tensorweave.shapes import TensorShape
 
 NO_DEFAULT = object()
@@ -110,16 +111,14 @@ class OpRegistry:
     """One table of OpDefs, keyed by op type name."""
 
     def __init__(self):
-        self._ops: dict[str, OpDef] = {}
+        self._ops: Registry[str, OpDef] = Registry("Op type")
 
     def register(self, op_def: OpDef) -> OpDef:
+        """Raises: AlreadyRegisteredError (a ValueError) naming the first registration."""
         first = self._ops.get(op_def.name)
-        if first is not None:
-            raise ValueError(
-                f"Op type '{op_def.name}' is already registered (first at {first.defined_at})"
-            )
-        self._ops[op_def.name] = op_def
-        return op_def
+        msg = None if first is None else (
+            f"Op type '{op_def.name}' is already registered (first at {first.defined_at})")
+        return self._ops.register(op_def.name, op_def, op_def.defined_at or None, msg)
 
     def get(self, name: str) -> OpDef | None:
         return self._ops.get(name)
@@ -156,9 +155,9 @@ def _caller_site(depth: int = 2) -> str:
 
 def register_op(
     name: str,
-    inputs: list[str] = (),
-    outputs: list[str] = (),
-    attrs: list[str] = (),
+    inputs: Sequence[str] = (),
+    outputs: Sequence[str] = (),
+    attrs: Sequence[str] = (),
     shape_fn: ShapeFn | None = None,
     stateful: bool = False,
     allows_uninitialized_input: bool = False,

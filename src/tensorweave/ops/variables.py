@@ -72,9 +72,9 @@ class Variable:
         values = [] if from_fn else [initial_value]
         with graph.control_dependencies(None), \
                 state_ops.op_name_scope(name, "Variable", values) as ns:
-            first = len(graph._ops)
+            first = graph.version
             self._initial_value = _initial_value_tensor(initial_value, from_fn, dtype)
-            initializer_ops = graph._ops[first:] if from_fn else []
+            initializer_ops = graph.ops_since(first) if from_fn else []
             var_shape = _variable_shape(self._initial_value, validate_shape, shape)
             with ns.final() as var_name:
                 self._variable = state_ops.variable_op_v2(

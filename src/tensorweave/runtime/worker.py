@@ -14,6 +14,7 @@ import itertools
 import random
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from tensorweave import errors, ir
 from tensorweave.runtime.allocator import keep_freed_memory
@@ -93,7 +94,7 @@ class LocalWorker(WorkerInterface):
         self._prefix = f"{incarnation:x}"  # handles of another incarnation never match
         self._graphs: dict[str, Executor] = {}
         self._inter_op_threads = inter_op_threads
-        self._pools: dict[str, object] = {}
+        self._pools: dict[str, ThreadPoolExecutor] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.steps = steps if steps is not None else StepTable()
@@ -127,8 +128,6 @@ class LocalWorker(WorkerInterface):
             return None
         with self._lock:
             if device not in self._pools:
-                from concurrent.futures import ThreadPoolExecutor
-
                 self._pools[device] = ThreadPoolExecutor(
                     max_workers=n - 1, thread_name_prefix=f"tw-interop-{device[-5:]}")
             return self._pools[device]
