@@ -9,6 +9,7 @@ from tensorweave.monitoring.summary import summary_ops  # noqa: F401
 from tensorweave.ops import (  # noqa: F401
     accumulator_ops,
     array_ops,
+    candidate_sampling_ops,
     constant_op,
     control_flow_ops,
     creation_ops,
@@ -31,6 +32,7 @@ from tensorweave.ops import (  # noqa: F401
     nn_norm,
     nn_ops,
     nn_pool_grad_ops,
+    nn_sampled,
     parsing_ops,
     queue_ops,
     random_ops,

@@ -4,6 +4,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     accumulators,
     array,
     base,
+    candidate_sampling,
     control_flow,
     conv,
     creation,
