@@ -11,6 +11,7 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     math_grad,
     nn_grad,
     pool_grad,
+    sampling_grad,
     sequence_grad,
     special_grad,
     state_grad,

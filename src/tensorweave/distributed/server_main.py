@@ -73,13 +73,14 @@ def make_server(args):
     Raises: ValueError / TypeError (a malformed --cluster, or --job/--task not in it),
     UnavailableError (the address cannot be bound), OSError (an unreadable --token-file).
     """
+    from tensorweave.distributed.address import join
     from tensorweave.distributed.server import Server
 
     configure_security(args)
     config = {"device_count": {"CPU": args.cpus}}
     if args.cluster:
         return Server(args.cluster, args.job, args.task, config=config)
-    return Server({"localhost": [f"{args.host}:{args.port}"]}, "localhost", 0, config=config)
+    return Server({"localhost": [join(args.host, args.port)]}, "localhost", 0, config=config)
 
 
 def serve_until(server, asked: threading.Event) -> int:
