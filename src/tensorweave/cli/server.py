@@ -80,7 +80,7 @@ def _address(args) -> tuple[str, int]:
             return "localhost", 0
         task = args.task if args.task is not None else spec.task_indices(job)[0]
         host, _, port = spec.task_address(job, task).rpartition(":")
-        return host or "localhost", int(port)
+        return host.strip("[]") or "localhost", int(port)   # NOTE: "[::1]:2222" too
     except (ValueError, TypeError) as e:
         raise UsageError(f"--cluster/--job/--task: {e}", _WHICH_TASK) from None
 
