@@ -299,4 +299,39 @@ def case_step_counter(tf, d):
     return {"events": [e for e in events(tf, d) if e[1] == "summary"]}
 
 
+def case_supervisor(tf, d):
+    """A Supervisor loop: managed_session restores from logdir, the checkpoint thread saves at
+    once, STOP is logged at the end; OutOfRangeError ends the block cleanly, other errors are
+    raised from it."""
+    _new_graph(tf)
+    m = linear_model(tf)
+    sv = tf.train.Supervisor(logdir=d, save_model_secs=600, save_summaries_secs=600,
+                             summary_op=tf.summary.scalar("w0", m["w"][0, 0]))
+    losses = []
+    with sv.managed_session() as sess:
+        for _ in range(5):
+            if sv.should_stop():
+                break
+            losses.append(round(float(sess.run([m["train_op"], m["loss"]], feed(m))[1]), 4))
+        sv.saver.save(sess, sv.save_path, global_step=m["step"])
+    # NOTE: the checkpoint thread's SessionLog step races with the loop (in TF as here).
+    kinds = [[e[1], e[2]] for e in events(tf, d) if e[1] != "summary"]
+    out = {"losses": losses, "checkpoints": checkpoints(d), "events": kinds}
+    _new_graph(tf)
+    m = linear_model(tf)
+    sv = tf.train.Supervisor(logdir=d, save_model_secs=0, save_summaries_secs=0)
+    with sv.managed_session() as sess:
+        out["restored_step"] = int(sess.run(m["step"]))
+        raise tf.errors.OutOfRangeError(None, None, "input done")
+    _new_graph(tf)
+    linear_model(tf)
+    sv = tf.train.Supervisor(logdir=d, save_model_secs=0, save_summaries_secs=0)
+    try:
+        with sv.managed_session():
+            raise ValueError("user error")
+    except ValueError as e:
+        out["raised"] = str(e)
+    return out
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -27,7 +27,7 @@ def run_case(name, tmp_path):
 
 @pytest.mark.parametrize("name", ["hook_calls", "hook_error", "nan", "step_fn",
                                   "final_and_feed", "out_of_range", "recover", "scaffold",
-                                  "step_counter"])
+                                  "step_counter", "supervisor"])
 def test_case_matches_tensorflow(name, tmp_path):
     assert run_case(name, tmp_path) == EXPECTED[name]
 
