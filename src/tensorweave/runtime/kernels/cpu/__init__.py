@@ -32,6 +32,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     sendrecv,
     sequence,
     slicing,
+    sparse,
     special,
     stack,
     state,
