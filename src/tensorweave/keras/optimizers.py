@@ -1,9 +1,9 @@
 """`tf.keras.optimizers` (SGD, RMSprop, Adam, Adagrad, Adadelta, Adamax, Nadam) with TF 1.15's
-tf.keras arguments and defaults (learning rate 0.001 but SGD's 0.01, epsilon 1e-7), each
-running the TF training op that computes its update: SGD is ApplyGradientDescent / ApplyMomentum (v = m*v + g; p -= lr*v: TF 1.15's
-Keras SGD computes the same with a constant rate), Adam is ApplyAdam, Adagrad ApplyAdagrad,
-Adadelta ApplyAdadelta. RMSprop (epsilon outside the root, a zero-initialized accumulator),
-Adamax and Nadam are written in ops.
+tf.keras arguments and defaults (learning rate 0.001 but SGD's 0.01, epsilon 1e-7). SGD runs
+ApplyGradientDescent / ApplyMomentum (v = m*v + g; p -= lr*v: Keras's SGD computes the same
+with a constant rate), Adam ApplyAdam, Adagrad ApplyAdagrad, Adadelta ApplyAdadelta;
+RMSprop (epsilon outside the root, a zero-initialized accumulator), Adamax and Nadam are
+written in ops. Each matches TensorFlow's tf-keras step for step (tests/keras).
 
 `optimizer.lr` (alias `learning_rate`) is a float variable, so callbacks change it with
 `K.set_value(model.optimizer.lr, v)`; `iterations` counts applied steps. `decay` (Keras's
