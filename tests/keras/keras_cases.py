@@ -3,7 +3,10 @@ tensorweave (test_against_tf.py): `run_case(tf, name)` returns named numpy resul
 
 import numpy as np
 
-CASES = ["sgd", "momentum", "adam", "rmsprop", "adagrad", "sparse_adam", "mse_sgd"]
+# NOTE: no Nadam: TF's tf-keras in graph mode caches its momentum-schedule product behind a
+# Python counter, so the product is multiplied once per variable per step; ours once per step.
+CASES = ["sgd", "momentum", "adam", "rmsprop", "adagrad", "adadelta", "adamax", "sparse_adam",
+         "mse_sgd"]
 
 
 def _data():
@@ -33,6 +36,9 @@ def run_case(tf, name: str) -> dict:
            "sparse_adam": lambda: keras.optimizers.Adam(0.01),
            "rmsprop": lambda: keras.optimizers.RMSprop(0.01),
            "adagrad": lambda: keras.optimizers.Adagrad(0.1),
+           "adadelta": lambda: keras.optimizers.Adadelta(1.0),
+           "adamax": lambda: keras.optimizers.Adamax(0.02),
+           "nadam": lambda: keras.optimizers.Nadam(0.02),
            "mse_sgd": lambda: keras.optimizers.SGD(0.05)}[name]()
     if name == "sparse_adam":
         loss, targets = "sparse_categorical_crossentropy", y

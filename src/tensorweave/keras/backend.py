@@ -559,3 +559,17 @@ def binary_crossentropy(target, output, from_logits=False):
 
 def to_tensor(x, dtype=None):
     return convert_to_tensor(x, dtype=dtype)
+
+
+def ctc_label_dense_to_sparse(labels, label_lengths):
+    """The first `label_lengths[i]` labels of each row of `labels` as a SparseTensor (int64
+    indices [row, position], the dense shape of `labels`)."""
+    from tensorweave import dtypes as _dt
+    from tensorweave.framework.sparse_tensor import SparseTensor
+
+    labels = convert_to_tensor(labels)
+    width = array_ops.shape(labels)[1]
+    mask = creation_ops.sequence_mask(label_lengths, maxlen=width)
+    indices = gather_ops.where(mask)
+    values = gather_ops.gather_nd(labels, indices)
+    return SparseTensor(indices, values, math_ops.cast(array_ops.shape(labels), _dt.int64))

@@ -3,7 +3,8 @@ tf.keras arguments and defaults (learning rate 0.001 but SGD's 0.01, epsilon 1e-
 ApplyGradientDescent / ApplyMomentum (v = m*v + g; p -= lr*v: Keras's SGD computes the same
 with a constant rate), Adam ApplyAdam, Adagrad ApplyAdagrad, Adadelta ApplyAdadelta;
 RMSprop (epsilon outside the root, a zero-initialized accumulator), Adamax and Nadam are
-written in ops. Each matches TensorFlow's tf-keras step for step (tests/keras).
+written in ops. All but Nadam match TensorFlow's tf-keras step for step (tests/keras;
+TF's graph-mode Nadam multiplies its schedule product once per variable per step).
 
 `optimizer.lr` (alias `learning_rate`) is a float variable, so callbacks change it with
 `K.set_value(model.optimizer.lr, v)`; `iterations` counts applied steps. `decay` (Keras's
@@ -169,19 +170,32 @@ class Adamax(_SlotOptimizer):
 
 
 class Nadam(_SlotOptimizer):
+    """Adam with Nesterov momentum and Keras's momentum schedule
+    u_t = beta_1 * (1 - 0.5 * 0.96^t), through the running product of the u_t."""
+
     _defaults = {"lr": 0.001, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
     _slots = ("m", "v")
 
+    def apply_gradients(self, grads_and_vars):
+        t = math_ops.cast(self.iterations + 1, dtypes.float32)
+        b1 = self._hyper["beta_1"]
+        self._u_t = b1 * (1.0 - 0.5 * math_ops.pow(0.96, t))
+        self._u_next = b1 * (1.0 - 0.5 * math_ops.pow(0.96, t + 1.0))
+        product = self._var("u_product", 1.0)
+        self._product_t = product * self._u_t
+        step = super().apply_gradients(grads_and_vars)
+        with get_default_graph().control_dependencies([step]):
+            return state_ops.assign(product, self._product_t).op
+
     def _step(self, p, g, t, slots):
         h, (m, v) = self._hyper, slots
-        b1, b2 = h["beta_1"], h["beta_2"]
-        m_t = b1 * m + (1.0 - b1) * g
-        v_t = b2 * v + (1.0 - b2) * math_ops.square(g)
-        m_hat = (b1 * m_t / (1.0 - math_ops.pow(b1, t + 1.0))
-                 + (1.0 - b1) * g / (1.0 - math_ops.pow(b1, t)))
-        v_hat = v_t / (1.0 - math_ops.pow(b2, t))
+        m_t = m + (g - m) * (1.0 - h["beta_1"])
+        v_t = v + (math_ops.square(g) - v) * (1.0 - h["beta_2"])
+        m_hat = (self._u_next * m_t / (1.0 - self._product_t * self._u_next)
+                 + (1.0 - self._u_t) * g / (1.0 - self._product_t))
+        v_hat = v_t / (1.0 - math_ops.pow(h["beta_2"], t))
         return [state_ops.assign(m, m_t), state_ops.assign(v, v_t),
-                state_ops.assign_sub(p, self._rate() * m_hat / (math_ops.sqrt(v_hat)
+                state_ops.assign_sub(p, m_hat * self._rate() / (math_ops.sqrt(v_hat)
                                                                  + h["epsilon"]))]
 
 

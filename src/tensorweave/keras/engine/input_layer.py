@@ -15,7 +15,7 @@ class InputLayer(Layer):
                  sparse=False, name=None, **kwargs):
         batch_input_shape = kwargs.pop("batch_input_shape", None)
         if name is None:
-            name = K.unique_object_name("input")
+            name = f"input_{K.get_uid('input')}"
         super().__init__(name=name, dtype=dtype or K.floatx())
         if batch_input_shape is None and input_shape is not None:
             batch_input_shape = (batch_size, *tuple(input_shape))

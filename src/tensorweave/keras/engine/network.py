@@ -33,6 +33,9 @@ def _walk(outputs: list, inputs: list) -> list[Node]:
                              "layer. It is not an input of the model and no Keras layer "
                              "produced it.")
         node = found[0]
+        if not node.inputs:   # an InputLayer that is not one of the model's inputs
+            raise ValueError(f"Graph disconnected: cannot obtain value for tensor {t} at "
+                             f"layer {node.layer.name!r}: it is not one of the model's inputs.")
         if id(node) in seen:
             return
         seen.add(id(node))
@@ -70,7 +73,6 @@ class Network(Layer):
         self._layers = input_layers + [n.layer for n in self._nodes]
         self._layers = list(dict.fromkeys(self._layers))
         self.built = True
-        self._record(self.inputs, self.outputs, {})
 
     def __setattr__(self, name, value) -> None:
         if isinstance(value, Layer) and not name.startswith("_") and \

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tensorweave.keras import activations, initializers
 from tensorweave.keras.engine.base_layer import Layer, keras_layer
-from tensorweave.ops import array_ops, joining_ops, math_matmul_ops
+from tensorweave.ops import array_ops, creation_ops, joining_ops, math_matmul_ops
 from tensorweave.ops.functional_ops import scan
 from tensorweave.ops.init_ops import Constant
 
@@ -144,7 +144,7 @@ class RNN(Layer):
         sizes = self.cell.state_size if isinstance(self.cell.state_size, list) else \
             [self.cell.state_size]
         states = list(initial_state) if initial_state is not None else [
-            array_ops.zeros(joining_ops.stack([batch, s]), dtype=inputs.dtype.base_dtype)
+            creation_ops.zeros(joining_ops.stack([batch, s]), dtype=inputs.dtype.base_dtype)
             for s in sizes]
         time_major = joining_ops.transpose(inputs, [1, 0, 2])
 
@@ -152,7 +152,7 @@ class RNN(Layer):
             out, new = self.cell.step(x, list(carry[1:]))
             return (out, *new)
 
-        first = (array_ops.zeros(joining_ops.stack([batch, self.cell.units]),
+        first = (creation_ops.zeros(joining_ops.stack([batch, self.cell.units]),
                                  dtype=inputs.dtype.base_dtype), *states)
         outs = scan(step, time_major, initializer=first, reverse=self.go_backwards)
         sequence = joining_ops.transpose(outs[0], [1, 0, 2])
