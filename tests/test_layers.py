@@ -29,6 +29,7 @@ LAYERS: list[set[str]] = [
     {"monitoring"},
     {"client"},
     {"training"},
+    {"keras"},
     # the public namespace: re-exports only
     {"", "compat", "contrib", "graph_util", "initializers", "io", "linalg", "math", "nn",
      "python_io", "queue", "random", "sparse", "strings", "test", "timeline", "train"},

@@ -115,6 +115,7 @@ from tensorweave.ops.parsing_ops import *  # noqa: E402, F403
 from tensorweave import contrib  # noqa: E402
 from tensorweave.monitoring import summary  # noqa: E402
 from tensorweave.training import layers, losses, metrics  # noqa: E402
+from tensorweave import keras  # noqa: E402
 from tensorweave.ops.io_ops import string_join  # noqa: E402
 from tensorweave.proto.meta_graph_pb2 import MetaGraphDef  # noqa: E402
 from tensorweave.training.meta_graph import export_meta_graph, import_meta_graph  # noqa: E402
