@@ -47,3 +47,16 @@ def test_keras_mnist_cnn_runs_unchanged(keras_as_keras, capsys):
     loss = float(out.split("Test loss:")[1].split()[0])
     accuracy = float(out.split("Test accuracy:")[1].split()[0])
     assert np.isfinite(loss) and 0.0 <= accuracy <= 1.0
+
+
+@pytest.mark.slow
+def test_the_keras_digits_example_shows_keras_progress_and_learns():
+    import subprocess
+
+    example = PROGRAMS.parent.parent / "examples" / "keras_digits.py"
+    out = subprocess.run([sys.executable, str(example), "--epochs", "6"], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "Epoch 6/6" in out.stdout and "[==============================]" in out.stdout
+    assert "val_acc" in out.stdout and "Total params" in out.stdout
+    assert float(out.stdout.split("test accuracy:")[1]) > 0.9
