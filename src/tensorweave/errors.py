@@ -6,6 +6,8 @@ runs carry the failing node's name, its op type and the site where the user crea
 
 from __future__ import annotations
 
+import errno as _errno
+
 OK = 0
 CANCELLED = 1
 UNKNOWN = 2
@@ -157,6 +159,29 @@ def annotate(err: OpError, node_def, site: str | None) -> OpError:
     return out
 
 
+def from_os_error(e: OSError, message: str) -> OpError:
+    """The OpError TF raises for OS error `e` (TF's `ErrnoToCode`: ENOENT -> NotFound,
+    EACCES -> PermissionDenied, ENOTDIR -> FailedPrecondition, ...), saying `message: e`."""
+    return exception_type_from_error_code(_errno_codes.get(e.errno or 0, UNKNOWN))(
+        None, None, f"{message}: {e}")
+
+
+_errno_codes = {
+    **dict.fromkeys(("ENOENT", "ENODEV", "ENXIO", "ESRCH"), NOT_FOUND),
+    **dict.fromkeys(("EACCES", "EPERM"), PERMISSION_DENIED),
+    **dict.fromkeys(("EEXIST", "EADDRINUSE", "EALREADY"), ALREADY_EXISTS),
+    **dict.fromkeys(("ENOTDIR", "EISDIR", "EROFS", "ENOTEMPTY", "EBUSY", "ETXTBSY"),
+                    FAILED_PRECONDITION),
+    **dict.fromkeys(("ENOSPC", "EDQUOT", "EMFILE", "ENFILE", "ENOMEM", "EMLINK"),
+                    RESOURCE_EXHAUSTED),
+    **dict.fromkeys(("ENAMETOOLONG", "EINVAL", "EBADF", "E2BIG", "ELOOP"), INVALID_ARGUMENT),
+    **dict.fromkeys(("ETIMEDOUT",), DEADLINE_EXCEEDED),
+    **dict.fromkeys(("ENOSYS", "EOPNOTSUPP"), UNIMPLEMENTED),
+}
+_errno_codes = {getattr(_errno, k): v for k, v in _errno_codes.items() if hasattr(_errno, k)}
+
+
 __all__ = [n for n in dir() if n.endswith("Error") or n.isupper()] + [
     "OpError", "exception_type_from_error_code", "error_code_from_exception_type",
+    "from_os_error",
 ]

@@ -33,8 +33,7 @@ class FetchMapper:
 
     def _mapper(self, f):
         if f is None:
-            raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}, must be a string "
-                            "or Tensor. (Can not convert a NoneType into a Tensor or Operation.)")
+            raise TypeError('Argument `fetch` = None has invalid type "NoneType". Cannot be None')
         for t, fetch_fn, _ in CONVERSIONS:
             if isinstance(f, t):
                 parts, rebuild = fetch_fn(f)
@@ -56,9 +55,13 @@ class FetchMapper:
     def _leaf(self, f):
         try:
             el = self.graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
-        except (TypeError, ValueError, KeyError) as e:
-            raise type(e)(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") \
-                from None
+        except TypeError as e:
+            raise TypeError(f"Argument `fetch` = {f} has invalid type "
+                            f"\"{type(f).__name__}\" must be a string or Tensor. ({e})") from None
+        except (ValueError, KeyError) as e:
+            # NOTE: TF turns the graph's KeyError for an unknown name into a ValueError
+            raise ValueError(f"Argument `fetch` = {f} cannot be interpreted as a Tensor. "
+                             f"({e})") from None
         if isinstance(el, Operation):
             if el.name not in self.targets:
                 self.targets.append(el.name)

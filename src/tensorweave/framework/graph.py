@@ -234,7 +234,9 @@ class Graph:
             if allow_operation:
                 return self.get_operation_by_name(obj)
             raise ValueError(f"Name '{obj}' appears to refer to an Operation, not a Tensor.")
-        raise TypeError(f"Can not convert a {type(obj).__name__} into a graph element.")
+        kinds = " or ".join(k for k, ok in (("Tensor", allow_tensor),
+                                             ("Operation", allow_operation)) if ok)
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a {kinds}.")
 
     # -- names ------------------------------------------------------------------------------
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:

@@ -14,7 +14,6 @@ import subprocess
 from dataclasses import dataclass
 
 from tensorweave import ir
-from tensorweave.framework.printing import format_node
 from tensorweave.master.execution_state import GraphExecutionState, Signature, Stage
 from tensorweave.master.options import BuildOptions
 
@@ -26,16 +25,12 @@ class Explanation:
     def counts(self) -> dict[str, int]:
         return {s.name: s.node_count for s in self.stages}
 
-    def text(self) -> str:
-        out = []
-        for s in self.stages:
-            out.append(f"== {s.name}: {s.node_count} nodes ==")
-            out.extend(f"  # {n}" for n in s.notes)
-            for dev in sorted(s.graphs):
-                if dev:
-                    out.append(f"  [{dev}]")
-                out.extend(f"    {format_node(n)}" for n in s.graphs[dev].nodes)
-        return "\n".join(out) + "\n"
+    def text(self, full: bool = False) -> str:
+        """The node counts, the first stage whole, then what each stage changed
+        (`master.explain_text`); `full=True` prints every stage whole."""
+        from tensorweave.master.explain_text import render
+
+        return render(self.stages, full)
 
     def dot(self, stage: str | None = None) -> str:
         """Graphviz DOT of one stage (default: the last), one cluster per device."""

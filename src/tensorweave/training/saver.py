@@ -469,6 +469,19 @@ class Saver:
         step = _step_value(sess, global_step)
         return f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
 
+    def _run_save(self, sess, save_path: str, checkpoint_file: str) -> str:
+        """Runs the save op; returns the prefix it wrote. Raises ValueError (as TF) when the
+        op fails because the parent directory of `save_path` is missing."""
+        try:
+            out = sess.run(self.saver_def.save_tensor_name,
+                           {self.saver_def.filename_tensor_name: checkpoint_file})
+        except (errors.NotFoundError, errors.FailedPreconditionError) as e:
+            if not os.path.isdir(os.path.dirname(save_path) or "."):
+                raise ValueError(f"Parent directory of {save_path} doesn't exist, can't "
+                                 "save.") from e
+            raise
+        return out.decode() if isinstance(out, bytes) else str(out)
+
     def save(self, sess, save_path, global_step=None, latest_filename=None,
              meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
              strip_default_attrs=False, save_debug_info=False):
@@ -481,7 +494,11 @@ class Saver:
         Raises:
           RuntimeError: `defer_build` and `build()` was not called.
           TypeError: `sess` is not a session.
-          ValueError: `latest_filename` has a directory or collides with `save_path`.
+          ValueError: `latest_filename` has a directory or collides with `save_path`; the
+            parent directory of `save_path` does not exist (as TF: the save op creates only
+            the checkpoint's own directory, one level, so `save_path`'s parent must exist).
+          PermissionDeniedError, ResourceExhaustedError, ...: the errno's TF class when the
+            files cannot be written (`errors.from_os_error`).
         """
         del save_debug_info
         if not self._is_built:
@@ -495,9 +512,7 @@ class Saver:
         checkpoint_file = self._checkpoint_file(sess, save_path, global_step, latest_filename)
         path = None
         if not self._is_empty:
-            out = sess.run(self.saver_def.save_tensor_name,
-                           {self.saver_def.filename_tensor_name: checkpoint_file})
-            path = out.decode() if isinstance(out, bytes) else str(out)
+            path = self._run_save(sess, save_path, checkpoint_file)
         if write_meta_graph:
             with sess.graph.as_default():
                 self.export_meta_graph(ckpt_state.meta_graph_filename(checkpoint_file,

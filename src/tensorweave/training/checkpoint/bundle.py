@@ -100,6 +100,11 @@ class BundleWriter:
         with BundleWriter("/tmp/model.ckpt-1") as w:
             w.add("dense/kernel", np.ones((3, 2), np.float32))
 
+    The prefix's directory is created when missing, one level only (as TF's SaveV2: its
+    parent must exist). Raises (constructor) the errno's TF class (`errors.from_os_error`):
+    NotFoundError (a missing parent), PermissionDeniedError, FailedPreconditionError (a file
+    where a directory should be), ...
+
     `finish` commits atomically (see `commit.py`): replacing a checkpoint at `prefix`, the
     previous one stays readable until the index rename, the new one from then on. Leaving the
     `with` block by an exception (or calling `abort()`) removes the temporary files and
@@ -115,14 +120,12 @@ class BundleWriter:
         self._done = False
         parent = os.path.dirname(self._prefix)
         try:
-            if parent:
-                os.makedirs(parent, exist_ok=True)
+            _make_parent(parent)
             commit.sweep(self._prefix)
             self._f = open(self._tmp_data, "wb", buffering=0)
         except OSError as e:
-            raise errors.NotFoundError(
-                None, None, f"Failed to create checkpoint file "
-                            f"{data_filename(self._prefix, 0, 1)}: {e}") from e
+            raise errors.from_os_error(e, f"Failed to create checkpoint file "
+                                          f"{data_filename(self._prefix, 0, 1)}") from e
 
     @property
     def prefix(self) -> str:
@@ -222,6 +225,16 @@ class BundleWriter:
             self.finish()
         else:
             self.abort()
+
+
+def _make_parent(parent: str) -> None:
+    """Creates `parent`, one level, as TF's SaveV2 (its own parent must exist); a file in
+    its place is left for the data file's open to fail on (ENOTDIR), as in TF."""
+    if parent and not os.path.isdir(parent):
+        try:
+            os.mkdir(parent)
+        except FileExistsError:
+            pass
 
 
 def write_index(f, entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto],
