@@ -81,7 +81,8 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
     graph_util, initializers, io, linalg, math, nn, python_io, queue, random, sparse, strings,
     test, timeline, train,
 )
-from tensorweave import compat, data  # noqa: E402
+from tensorweave import app, compat, data, flags  # noqa: E402
+from tensorweave import tf_logging as logging  # noqa: E402
 from tensorweave.data import gfile  # noqa: E402
 from tensorweave.data.queues import (  # noqa: E402
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue,
