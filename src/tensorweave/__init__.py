@@ -4,7 +4,11 @@
 re-exports; each name lives in the module the layout table of DESIGN.md names.
 """
 
-from tensorweave import ops as _ops  # noqa: F401  (registers ops and kernels)
+import sys
+
+# NOTE: registration happens here, by import, in this order: op types, kernels, gradients.
+from tensorweave import ops as _ops  # noqa: F401  (registers every op type)
+from tensorweave.runtime.kernels import cpu as _cpu_kernels  # noqa: F401  (every CPU kernel)
 from tensorweave import errors
 from tensorweave.autodiff import (
     AggregationMethod, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
@@ -14,7 +18,8 @@ from tensorweave.autodiff import NotDifferentiable as NoGradient
 from tensorweave.framework.indexed_slices import (
     IndexedSlices, IndexedSlicesValue, convert_to_tensor_or_indexed_slices,
 )
-from tensorweave.client.session import InteractiveSession, Session, get_default_session
+from tensorweave.client.session import InteractiveSession, Session
+from tensorweave.framework.default_session import get_default_session
 from tensorweave.dtypes import *  # noqa: F403
 from tensorweave.dtypes import DType, as_dtype
 from tensorweave.dtypes import bool_ as bool  # noqa: A001 - TF's name
@@ -83,6 +88,8 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
 )
 from tensorweave import app, compat, data, flags  # noqa: E402
 from tensorweave import tf_logging as logging  # noqa: E402
+
+compat.v1 = sys.modules[__name__]
 from tensorweave.data import gfile  # noqa: E402
 from tensorweave.data.queues import (  # noqa: E402
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue,
@@ -92,6 +99,7 @@ from tensorweave.ops.linalg_ops import (  # noqa: E402
     matrix_solve, matrix_triangular_solve, qr, self_adjoint_eig, self_adjoint_eigvals, svd,
 )
 from tensorweave.ops.stitch_ops import dynamic_partition, dynamic_stitch  # noqa: E402
+from tensorweave.ops.sparse_ops import *  # noqa: E402, F403
 from tensorweave.ops.special_ops import polygamma, zeta  # noqa: E402
 from tensorweave.ops.sequence_ops import reverse_sequence  # noqa: E402
 from tensorweave.ops.accumulator_ops import (  # noqa: E402

@@ -1,6 +1,9 @@
 """`tf.compat`: text/bytes helpers, number-type tuples, shape-dimension helpers, forward
 compatibility, and `v1` (tensorweave's namespace is TF1's, so `tf.compat.v1` is tensorweave
-itself: `import tensorweave.compat.v1 as tf` style aliases and `tf.compat.v1.<name>` work).
+itself and `tf.compat.v1.<name>` works).
+
+The package root sets `v1` when it imports this module (so this module need not import the
+root, which would make the two import each other).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import numbers as _numbers
 
 import numpy as _np
 
-import tensorweave as v1  # noqa: F401
+v1 = None  # set to the tensorweave module by tensorweave/__init__.py
 
 bytes_or_text_types = (bytes, str)
 integral_types = (_numbers.Integral, _np.integer)

@@ -3,7 +3,7 @@ test helpers (temp dirs, devices, local clusters, GraphDef comparison)."""
 
 from unittest import mock  # noqa: F401
 
-from tensorweave.autodiff.checker import compute_gradient, compute_gradient_error  # noqa: F401
+from tensorweave.client.gradient_checker import compute_gradient, compute_gradient_error  # noqa: F401
 from tensorweave.testing.case import TestCase  # noqa: F401
 from tensorweave.testing.helpers import (  # noqa: F401
     Benchmark, StubOutForTesting, assert_equal_graph_def, benchmark_config, create_local_cluster,

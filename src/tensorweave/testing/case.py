@@ -17,7 +17,8 @@ import numpy as np
 from absl.testing import absltest
 
 from tensorweave import errors
-from tensorweave.client.session import Session, get_default_session
+from tensorweave.client.session import Session
+from tensorweave.framework.default_session import get_default_session
 from tensorweave.framework.graph import get_default_graph, reset_default_graph
 from tensorweave.framework.operation import Tensor
 from tensorweave.ops.random_ops import set_random_seed
@@ -145,6 +146,8 @@ class TestCase(absltest.TestCase):
         else:
             with self.session(graph, config, use_gpu, force_gpu) as sess:
                 yield sess
+
+    test_session.__test__ = False  # NOTE: a helper, not a test, for pytest's collector
 
     def evaluate(self, tensors):
         """Runs `tensors` in the default session (or the cached one) and returns the values."""

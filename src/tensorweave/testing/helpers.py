@@ -22,13 +22,15 @@ def get_temp_dir() -> str:
 
 
 def main(argv=None):
-    """Runs the tests of `__main__` (absltest under tf.app.run's flag parsing); exits."""
+    """Runs the tests of `__main__` with absltest, flags parsed as `tf.app.run` does (unknown
+    ones left to absltest/unittest); exits with the result."""
+    from absl import app as absl_app
+    from absl import flags as absl_flags
     from absl.testing import absltest
 
-    from tensorweave import app
-
-    return app.run(main=lambda args: absltest.main(argv=args),
-                   argv=sys.argv if argv is None else argv)
+    return absl_app.run(main=lambda args: absltest.main(argv=args),
+                        argv=sys.argv if argv is None else argv,
+                        flags_parser=lambda args: absl_flags.FLAGS(args, known_only=True))
 
 
 def _local_device_types() -> list[str]:
@@ -154,7 +156,7 @@ class Benchmark:
         return {"iters": min_iters, "wall_time": wall, "extras": extras or {}}
 
     def evaluate(self, tensors):
-        from tensorweave.client.session import get_default_session
+        from tensorweave.framework.default_session import get_default_session
         return get_default_session().run(tensors)
 
 
