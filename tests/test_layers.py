@@ -31,8 +31,9 @@ LAYERS: list[set[str]] = [
     {"training"},
     {"testing"},
     # the public namespace: re-exports only
-    {"", "app", "compat", "flags", "contrib", "graph_util", "initializers", "io", "linalg", "math", "nn",
-     "python_io", "queue", "random", "sparse", "strings", "test", "timeline", "train"},
+    {"", "app", "compat", "contrib", "flags", "graph_util", "initializers", "io", "linalg",
+     "math", "nn", "python_io", "queue", "random", "sparse", "strings", "test", "timeline",
+     "train"},
     {"cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
