@@ -16,8 +16,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import v1_families  # noqa: E402
 import tensorflow as tf  # noqa: E402
+import v1_families  # noqa: E402
 
 out = {name: v1_families.resolve(tf.compat.v1, name) is not None
        for name in v1_families.family_symbols()}
