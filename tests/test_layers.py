@@ -29,10 +29,12 @@ LAYERS: list[set[str]] = [
     {"monitoring"},
     {"client"},
     {"training"},
+    {"testing"},
     {"keras"},
     # the public namespace: re-exports only
-    {"", "compat", "contrib", "graph_util", "initializers", "io", "linalg", "math", "nn",
-     "python_io", "queue", "random", "sparse", "strings", "test", "timeline", "train"},
+    {"", "app", "compat", "contrib", "flags", "graph_util", "initializers", "io", "linalg",
+     "math", "nn", "python_io", "queue", "random", "sparse", "strings", "test", "timeline",
+     "train"},
     {"cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

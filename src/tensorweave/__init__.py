@@ -35,6 +35,7 @@ from tensorweave.framework.tensor_conversion import (
     convert_to_tensor, register_tensor_conversion_function,
 )
 from tensorweave.ops.array_ops import *  # noqa: F403
+from tensorweave.ops.check_ops import *  # noqa: F403
 from tensorweave.ops.control_flow_ops import *  # noqa: F403
 from tensorweave.ops.creation_ops import *  # noqa: F403
 from tensorweave.ops.functional_ops import *  # noqa: F403
@@ -86,7 +87,8 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
     graph_util, initializers, io, linalg, math, nn, python_io, queue, random, sparse, strings,
     test, timeline, train,
 )
-from tensorweave import compat, data  # noqa: E402
+from tensorweave import app, compat, data, flags  # noqa: E402
+from tensorweave import tf_logging as logging  # noqa: E402
 
 compat.v1 = sys.modules[__name__]
 from tensorweave.data import gfile  # noqa: E402
