@@ -82,6 +82,8 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
     test, timeline, train,
 )
 from tensorweave import compat, data  # noqa: E402
+from tensorweave import image  # noqa: E402
+from tensorweave.ops.image_geometry import extract_image_patches  # noqa: E402
 from tensorweave.data import gfile  # noqa: E402
 from tensorweave.data.queues import (  # noqa: E402
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue,
@@ -97,7 +99,7 @@ from tensorweave.ops.accumulator_ops import (  # noqa: E402
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
 )
 from tensorweave.data.readers import (  # noqa: E402
-    ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
+    FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
 )
 from tensorweave.data.example import (  # noqa: E402
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
