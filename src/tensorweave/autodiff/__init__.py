@@ -7,6 +7,7 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     array_grad,
     control_flow_grad,
     data_flow_grad,
+    image_grad,
     linalg_grad,
     math_grad,
     nn_grad,
