@@ -18,6 +18,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     io,
     joining,
     linalg,
+    logging,
     math,
     nn,
     nn_norm,
