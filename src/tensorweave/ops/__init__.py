@@ -48,6 +48,7 @@ from tensorweave.ops import (  # noqa: F401
     stack_ops,
     state_ops,
     stitch_ops,
+    string_ops,
     tensor_array_ops,
     training_ops,
     variable_scope,

@@ -38,6 +38,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     stack,
     state,
     stitch,
+    strings,
     summary,
     tensor_array,
     training,
