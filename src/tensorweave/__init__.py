@@ -4,7 +4,11 @@
 re-exports; each name lives in the module the layout table of DESIGN.md names.
 """
 
-from tensorweave import ops as _ops  # noqa: F401  (registers ops and kernels)
+import sys
+
+# NOTE: registration happens here, by import, in this order: op types, kernels, gradients.
+from tensorweave import ops as _ops  # noqa: F401  (registers every op type)
+from tensorweave.runtime.kernels import cpu as _cpu_kernels  # noqa: F401  (every CPU kernel)
 from tensorweave import errors
 from tensorweave.autodiff import (
     AggregationMethod, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
@@ -14,7 +18,8 @@ from tensorweave.autodiff import NotDifferentiable as NoGradient
 from tensorweave.framework.indexed_slices import (
     IndexedSlices, IndexedSlicesValue, convert_to_tensor_or_indexed_slices,
 )
-from tensorweave.client.session import InteractiveSession, Session, get_default_session
+from tensorweave.client.session import InteractiveSession, Session
+from tensorweave.framework.default_session import get_default_session
 from tensorweave.dtypes import *  # noqa: F403
 from tensorweave.dtypes import DType, as_dtype
 from tensorweave.dtypes import bool_ as bool  # noqa: A001 - TF's name
@@ -82,6 +87,8 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
     test, timeline, train,
 )
 from tensorweave import compat, data  # noqa: E402
+
+compat.v1 = sys.modules[__name__]
 from tensorweave.data import gfile  # noqa: E402
 from tensorweave.data.queues import (  # noqa: E402
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue,
@@ -112,6 +119,7 @@ from tensorweave.ops.parsing_ops import *  # noqa: E402, F403
 from tensorweave import contrib  # noqa: E402
 from tensorweave.monitoring import summary  # noqa: E402
 from tensorweave.training import layers, losses, metrics  # noqa: E402
+from tensorweave import keras  # noqa: E402
 from tensorweave.ops.io_ops import string_join  # noqa: E402
 from tensorweave.proto.meta_graph_pb2 import MetaGraphDef  # noqa: E402
 from tensorweave.training.meta_graph import export_meta_graph, import_meta_graph  # noqa: E402

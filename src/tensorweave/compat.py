@@ -1,9 +1,13 @@
 """`tf.compat`: `v1` (tensorweave's namespace is TF1's, so `v1` is tensorweave itself) and
-TF's bytes/text helpers (`as_bytes`, `as_text`, `as_str`, `path_to_str`)."""
+TF's bytes/text helpers (`as_bytes`, `as_text`, `as_str`, `path_to_str`).
+
+The package root sets `v1` when it imports this module (so this module need not import the
+root, which would make the two import each other).
+"""
 
 import os
 
-import tensorweave as v1  # noqa: F401
+v1 = None  # set to the tensorweave module by tensorweave/__init__.py
 
 
 def as_bytes(bytes_or_text, encoding="utf-8") -> bytes:

@@ -1,3 +1,3 @@
 """`tf.test`: gradient checking against finite differences."""
 
-from tensorweave.autodiff.checker import compute_gradient, compute_gradient_error  # noqa: F401
+from tensorweave.client.gradient_checker import compute_gradient, compute_gradient_error  # noqa: F401

@@ -1,7 +1,8 @@
 """Op families: schemas (OpDefs with shape functions) and their Python wrappers.
 
-Importing this package registers every op type and, through `runtime.kernels.cpu`, every
-CPU kernel.
+Importing this package registers every op type. Kernels and gradients register when the
+package root imports `runtime.kernels.cpu` and `autodiff` (tensorweave/__init__.py, the one
+place registration by import happens).
 """
 
 from tensorweave.monitoring.summary import summary_ops  # noqa: F401
@@ -20,6 +21,7 @@ from tensorweave.ops import (  # noqa: F401
     functional_ops,
     fused_ops,
     gather_ops,
+    grad_ops,
     init_ops,
     io_ops,
     joining_ops,
@@ -55,4 +57,3 @@ from tensorweave.ops import (  # noqa: F401
     variables,
     while_loop,
 )
-from tensorweave.runtime.kernels import cpu  # noqa: F401

@@ -15,6 +15,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     diag,
     fused,
     gather,
+    grad_ops,
     io,
     joining,
     linalg,
