@@ -32,9 +32,9 @@ LAYERS: list[set[str]] = [
     {"testing"},
     {"keras"},
     # the public namespace: re-exports only
-    {"", "app", "compat", "contrib", "flags", "graph_util", "initializers", "io", "linalg",
-     "math", "nn", "python_io", "queue", "random", "sparse", "strings", "test", "timeline",
-     "train"},
+    {"", "app", "compat", "contrib", "debugging", "flags", "graph_util", "image",
+     "initializers", "io", "linalg", "math", "nn", "python_io", "queue", "random", "sparse",
+     "strings", "test", "timeline", "train"},
     {"cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

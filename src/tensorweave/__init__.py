@@ -103,6 +103,10 @@ from tensorweave.ops.linalg_ops import (  # noqa: E402
 )
 from tensorweave.ops.stitch_ops import dynamic_partition, dynamic_stitch  # noqa: E402
 from tensorweave.ops.sparse_ops import *  # noqa: E402, F403
+from tensorweave.ops.check_ops import *  # noqa: E402, F403
+from tensorweave.ops.string_ops import *  # noqa: E402, F403
+from tensorweave.ops.logging_ops import print_v2 as print  # noqa: E402, A001
+from tensorweave import debugging  # noqa: E402
 from tensorweave.ops.special_ops import polygamma, zeta  # noqa: E402
 from tensorweave.ops.sequence_ops import reverse_sequence  # noqa: E402
 from tensorweave.ops.accumulator_ops import (  # noqa: E402

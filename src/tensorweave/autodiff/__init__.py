@@ -17,6 +17,7 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     sparse_grad,
     special_grad,
     state_grad,
+    string_grad,
     tensor_array_grad,
 )
 from tensorweave.autodiff.gradients import AggregationMethod, UnconnectedGradients, gradients
