@@ -29,6 +29,8 @@ LAYERS: list[set[str]] = [
     {"monitoring"},
     {"client"},
     {"training"},
+    {"saved_model"},
+    {"serving"},
     # the public namespace: re-exports only
     {"", "compat", "contrib", "graph_util", "initializers", "io", "linalg", "math", "nn",
      "python_io", "queue", "random", "sparse", "strings", "test", "timeline", "train"},
