@@ -98,6 +98,7 @@ from tensorweave.ops.linalg_ops import (  # noqa: E402
     matrix_solve, matrix_triangular_solve, qr, self_adjoint_eig, self_adjoint_eigvals, svd,
 )
 from tensorweave.ops.stitch_ops import dynamic_partition, dynamic_stitch  # noqa: E402
+from tensorweave.ops.sparse_ops import *  # noqa: E402, F403
 from tensorweave.ops.special_ops import polygamma, zeta  # noqa: E402
 from tensorweave.ops.sequence_ops import reverse_sequence  # noqa: E402
 from tensorweave.ops.accumulator_ops import (  # noqa: E402

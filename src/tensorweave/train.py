@@ -58,3 +58,5 @@ from tensorweave.training.session_run_hook import (  # noqa: F401, E402
     SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
 )
 from tensorweave.monitoring.summary.writer import FileWriterCache as SummaryWriterCache  # noqa: F401, E402, E501
+from tensorweave.training.supervisor import Supervisor  # noqa: F401, E402
+from tensorweave.training.coordinator import LooperThread  # noqa: F401, E402

@@ -54,3 +54,57 @@ def test_explain_a_saved_model_directory(tmp_path, capsys):
         assert code == 2 and "cannot read yet" in err and err.count("\n") == 1
     else:
         assert code == 2 and "no MetaGraphDef tagged ['serve']" in err
+
+
+def _saved_model_module():
+    """A `saved_model_pb2` stand-in with TF's SavedModel message (saved_model_schema_version
+    = 1, repeated MetaGraphDef meta_graphs = 2), for as long as tensorweave has none."""
+    import types
+
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    from tensorweave.proto import meta_graph_pb2
+
+    pool = descriptor_pool.Default()
+    name = "tensorweave/proto/test_saved_model_standin.proto"
+    try:
+        pool.FindFileByName(name)
+    except KeyError:
+        f = descriptor_pb2.FileDescriptorProto(name=name, package="tensorweave_test",
+                                               dependency=[meta_graph_pb2.DESCRIPTOR.name])
+        m = f.message_type.add(name="SavedModel")
+        m.field.add(name="saved_model_schema_version", number=1, type=3, label=1)
+        m.field.add(name="meta_graphs", number=2, type=11, label=3,
+                    type_name=".tensorweave.MetaGraphDef")
+        pool.Add(f)
+    cls = message_factory.GetMessageClass(pool.FindMessageTypeByName("tensorweave_test.SavedModel"))
+    return types.SimpleNamespace(SavedModel=cls)
+
+
+def test_explain_picks_a_saved_models_meta_graph_by_tag(tmp_path, capsys, monkeypatch):
+    import sys as _sys
+
+    try:
+        from tensorweave.proto import saved_model_pb2
+    except ImportError:
+        saved_model_pb2 = _saved_model_module()
+        monkeypatch.setitem(_sys.modules, "tensorweave.proto.saved_model_pb2", saved_model_pb2)
+    metas = []
+    for tag, op in (("train", tf.cos), ("serve", tf.sin)):
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float32, [None], name="x")
+            op(x, name="out")
+            meta = tf.train.export_meta_graph()
+        meta.meta_info_def.tags.append(tag)
+        metas.append(meta)
+    model = saved_model_pb2.SavedModel(saved_model_schema_version=1, meta_graphs=metas)
+    (tmp_path / "saved_model.pb").write_bytes(model.SerializeToString())
+    argv = ["--fetch", "out:0", "--feed", "x:0"]
+    assert main(["explain", str(tmp_path), *argv]) == 0
+    assert "Sin x1" in capsys.readouterr().out
+    assert main(["explain", str(tmp_path), "--tag", "train", *argv]) == 0
+    assert "Cos x1" in capsys.readouterr().out
+    assert main(["explain", str(tmp_path), "--tag", "gpu", *argv]) == 2
+    assert "no MetaGraphDef tagged ['gpu'] (it has [['train'], ['serve']])" in \
+        capsys.readouterr().err

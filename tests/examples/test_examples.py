@@ -109,6 +109,27 @@ def test_cnn_demo_trains_over_a_local_cluster(tmp_path):
     assert list((tmp_path / "cluster_checkpoints").glob("model-*.index"))
 
 
+def test_cnn_digits_cluster_script_is_the_cluster_demo():
+    """Run directly, it is `cnn_digits.py --cluster` (it used to print nothing and exit 0)."""
+    out = _run("cnn_digits_cluster.py", "--help")
+    assert out.startswith("usage: cnn_digits_cluster.py") and "--workers" in out
+
+
+@pytest.mark.multiprocess
+def test_cluster_client_runs_on_a_running_cluster():
+    """The README's own-script example: the printed spec in, variables on the ps, steps on a
+    worker; a second run (on the other worker) continues from the ps's variables."""
+    from tensorweave.distributed.local_cluster import LocalCluster
+
+    with LocalCluster(ps=1, workers=2) as cluster:
+        spec = cluster.cluster_json
+        first = _run("cluster_client.py", "--cluster", spec, "--reset")
+        second = _run("cluster_client.py", "--cluster", spec, "--task", "1", "--steps", "5")
+    assert "w: /job:ps/task:0" in first and "initialized the variables" in first
+    assert _metric(first, "final mse") < 1e-4
+    assert "continuing from the ps's variables: mse 0.0000" in second
+
+
 def test_quickstart_shows_what_pruning_kept():
     out = _run("quickstart.py")
     assert "predicted classes:" in out

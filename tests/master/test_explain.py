@@ -99,3 +99,19 @@ def test_text_of_partitions_names_sends_and_recvs():
     assert 'send_device="CPU:' in text and "replica:0" not in "\n".join(part)
     assert any(line.startswith("  2 partitions: CPU:0 x") for line in part)
     assert "  what runs:" in part and "  [CPU:1]" in part   # the last stage whole, by device
+
+
+def test_text_of_a_large_graph_is_bounded_and_full_is_not():
+    from tensorweave.master import explain_text
+
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    h = x
+    for _ in range(150):
+        h = tf.nn.relu(h * np.float32(1.5) + np.float32(0.5))  # CSE merges 298 constants
+    ex = explain(h, {x: None})
+    text, full = ex.text(), ex.text(full=True)
+    cse = _sections(text)["pass cse"]
+    assert len(cse) <= 3 * (explain_text.MAX_LINES + 1)
+    assert any("more; --full prints every node)" in line for line in cse)
+    assert len(text.splitlines()) < 400 < ex.counts()["full"] * 2 < len(full.splitlines())
+    assert sum(line.startswith("  # merged") for line in _sections(full)["pass cse"]) == 298

@@ -166,3 +166,93 @@ def test_fixed_unigram_reads_vocab_file(tmp_path):
         cands, tc, _ = sess.run(s)
     np.testing.assert_allclose(tc.reshape(-1), [2 * 10 / 20, 0.0])
     assert 3 not in cands.tolist()
+
+
+@pytest.mark.parametrize("strategy", ["mod", "div"])
+@pytest.mark.parametrize("n", [2, 5])
+def test_sharded_embedding_lookup_matches_tensorflow(strategy, n):
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        out = tf.nn.embedding_lookup(_shard(DATA["in_weights"], n, strategy), DATA["in_ids"],
+                                     partition_strategy=strategy)
+        assert out.shape.as_list() == [2, 3, D]
+        got = sess.run(out)
+        whole = [op.name for op in g.get_operations() for o in op.outputs
+                 if o.shape.as_list() == [V, D]]
+        assert not whole, f"the whole table was built: {whole}"
+    np.testing.assert_array_equal(got, DATA[f"emb_{strategy}{n}"])
+
+
+def test_sharded_lookup_gradient_is_sparse_per_shard():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        shards = _shard(DATA["in_weights"], 3, "div")
+        out = tf.nn.embedding_lookup(shards, DATA["in_ids"], partition_strategy="div")
+        grads = tf.gradients(tf.reduce_sum(out * out), shards)
+        assert all(isinstance(gr, tf.IndexedSlices) for gr in grads)
+        dense = sess.run([tf.convert_to_tensor(gr) for gr in grads])
+    full = np.zeros_like(DATA["in_weights"])
+    np.add.at(full, DATA["in_ids"].reshape(-1), 2 * DATA["in_weights"][DATA["in_ids"].reshape(-1)])
+    np.testing.assert_allclose(np.concatenate(dense), full, rtol=1e-6)
+
+
+def _sparse_ids():
+    ids = tf.SparseTensor([[0, 0], [0, 1], [2, 0], [3, 0], [3, 1], [3, 2]],
+                          tf.constant([1, 4, 4, 0, 11, 4], tf.int64), [5, 3])
+    weights = tf.SparseTensor(ids.indices, tf.constant([0.5, 2.0, 1.0, -1.0, 3.0, 0.25]),
+                              ids.dense_shape)
+    return ids, weights
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_embedding_lookup_sparse_matches_tensorflow(combiner, weighted):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        table = tf.constant(DATA["in_weights"])
+        ids, weights = _sparse_ids()
+        out = tf.nn.embedding_lookup_sparse(table, ids, weights if weighted else None,
+                                            combiner=combiner)
+        grad = tf.gradients(tf.reduce_sum(out), table)[0]
+        assert isinstance(grad, tf.IndexedSlices)
+        got = sess.run(out)
+    np.testing.assert_allclose(got, DATA[f"els_{combiner}_w{int(weighted)}"], rtol=1e-5,
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
+def test_safe_embedding_lookup_sparse_matches_tensorflow(combiner):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        ids = tf.SparseTensor([[0, 0], [0, 1], [2, 0], [3, 0], [3, 1]],
+                              tf.constant([1, -1, 4, 0, 11], tf.int64), [5, 2])
+        weights = tf.SparseTensor(ids.indices, tf.constant([0.5, 2.0, 0.0, 1.5, 3.0]),
+                                  ids.dense_shape)
+        out = tf.nn.safe_embedding_lookup_sparse(_shard(DATA["in_weights"], 3, "div"), ids,
+                                                 weights, combiner=combiner, default_id=2)
+        plain = tf.nn.safe_embedding_lookup_sparse(tf.constant(DATA["in_weights"]), ids, None)
+        got, got_plain = sess.run([out, plain])
+    np.testing.assert_allclose(got, DATA[f"safe_{combiner}"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_plain, DATA["safe_mean_noweights"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op_name", ["sparse_segment_sum", "sparse_segment_mean",
+                                     "sparse_segment_sqrt_n"])
+def test_sparse_segment_gradients_match_finite_differences(op_name):
+    from tensorweave.autodiff.checker import compute_gradient_error
+
+    data = np.random.default_rng(1).normal(size=(5, 3))
+    with tf.Graph().as_default(), tf.Session():
+        x = tf.constant(data)
+        y = getattr(tf, op_name)(x, [0, 3, 3, 1], [0, 0, 2, 2])
+        assert compute_gradient_error(x, [5, 3], y, [3, 3], x_init_value=data) < 1e-6
+
+
+def test_fill_empty_rows_gradient_reaches_values_and_default():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        values = tf.constant([1.0, 2.0])
+        default = tf.constant(0.0)
+        sp = tf.SparseTensor([[0, 0], [2, 0]], values, [4, 2])
+        filled, empty = tf.sparse.fill_empty_rows(sp, default)
+        loss = tf.reduce_sum(filled.values * tf.range(1.0, 5.0))
+        dv, dd = sess.run(tf.gradients(loss, [values, default]))
+        assert sess.run(empty).tolist() == [False, True, False, True]
+    # entries in row order: (0,0)=v0 (1,0)=default (2,0)=v1 (3,0)=default
+    np.testing.assert_allclose(dv, [1.0, 3.0])
+    assert dd == pytest.approx(2.0 + 4.0)

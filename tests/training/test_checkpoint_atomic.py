@@ -17,7 +17,6 @@ import pytest
 from tensorweave.training.checkpoint import BundleReader, BundleWriter, commit
 
 HERE = Path(__file__).resolve().parent
-PEER = os.environ.get("PEER_PYTHON", "/root/.cache/tensorweave-tf-peer/bin/python")
 
 
 def _write(prefix, **tensors):
@@ -92,8 +91,7 @@ def test_sweep_keeps_live_and_foreign_temporaries(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.path.exists(PEER), reason="TensorFlow peer Python not installed")
-def test_tensorflow_reads_both_layouts(tmp_path):
+def test_tensorflow_reads_both_layouts(tmp_path, tf_peer):
     prefixes = []
     for saves in (1, 2):
         prefix = str(tmp_path / f"m{saves}")
@@ -107,7 +105,7 @@ def test_tensorflow_reads_both_layouts(tmp_path):
             "    r = tf.train.load_checkpoint(p)\n"
             "    out.append([r.get_tensor('w').tolist(), r.get_tensor('s').tolist()[0].decode()])\n"
             "print(json.dumps(out))\n")
-    done = subprocess.run([PEER, "-c", code, *prefixes], capture_output=True, text=True,
+    done = subprocess.run([tf_peer, "-c", code, *prefixes], capture_output=True, text=True,
                           timeout=240)
     assert done.returncode == 0, done.stderr[-2000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])

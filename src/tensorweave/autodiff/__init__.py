@@ -13,6 +13,7 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     pool_grad,
     sampling_grad,
     sequence_grad,
+    sparse_grad,
     special_grad,
     state_grad,
     tensor_array_grad,

@@ -26,11 +26,15 @@ class _Stop(BaseException):
 
 
 def _raise_stop(signum, frame):
-    # NOTE: later signals are ignored, so a second Ctrl-C cannot cut the stop short and leave
+    _ignore_signals()
+    raise _Stop(signum)
+
+
+def _ignore_signals() -> None:
+    # NOTE: while the tasks stop, so a second Ctrl-C cannot cut the stop short and leave
     # tasks behind (LocalCluster.stop is bounded).
     for sig in _SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
-    raise _Stop(signum)
 
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -71,3 +75,5 @@ def _serve(cluster) -> int:
     except _Stop:
         print(f"stopping {len(cluster.procs)} task(s)", flush=True)
         return 0
+    finally:
+        _ignore_signals()

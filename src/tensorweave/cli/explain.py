@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
 import os
 import sys
 
@@ -118,7 +119,7 @@ def _saved_model_graph(path: str, tags):
     if not os.path.exists(pb):
         raise UsageError(f"{path} is a directory without saved_model.pb", f"give {_FORMATS}")
     try:
-        from tensorweave.proto import saved_model_pb2
+        saved_model_pb2 = importlib.import_module("tensorweave.proto.saved_model_pb2")
     except ImportError:
         raise UsageError(f"{path} is a SavedModel, which tensorweave cannot read yet",
                          "export its graph with tf.train.export_meta_graph and explain the "

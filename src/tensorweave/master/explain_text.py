@@ -1,26 +1,34 @@
 """The text form of an `Explanation`: the node counts, then what each stage changed.
 
-    stage                    nodes  change
-    full                        13
-    placed                      13
-    pruned                      12  -3 +2
+    stage                  nodes  change
+    full                      13
+    placed                    13
+    pruned                    12  -3 +2 ~1
     ...
+    devices: CPU:0 = /job:localhost/replica:0/task:0/device:CPU:0
     == full: 13 nodes ==
-        x = Placeholder[dtype=DT_FLOAT, shape=[?,2]]()
-        ...
+      ops: Const x5, Placeholder x1, ... (--full prints every stage whole)
     == placed: 13 nodes ==
       devices: CPU:0 x13
-    == pruned: 12 nodes ==
-      # kept what the fetches need: 3 removed, 2 added (1 _Arg per fed tensor, ...)
+    == pruned: 13 -> 12 nodes ==
+      # pruning keeps what the fetches need and adds one _Arg node per fed tensor and ...
       - fed: x
       - not needed by the fetches: ones, w/Assign
       + _arg_x_0_0 = _Arg[T=DT_FLOAT, index=0]()
+      + _retval_z_0_0 = _Retval[T=DT_FLOAT, index=0](z)
       ~ MatMul = MatMul[...](_arg_x_0_0, w/read)
+    ...
+    == partitioned: 10 nodes ==
+      1 partition: CPU:0 x10
+      what runs:
+        ...
 
-The first stage prints whole; each later one prints only its difference from the stage before
-(`-` removed, `+` added, `~` changed; a change of device only is summed up per device), at
-most `MAX_LINES` lines of each kind. `full=True` prints every stage whole instead. Devices
-print short (`CPU:0` when every device is on one task), with a legend line when shortened.
+The first stage prints as counts of op types; each later one prints its notes and only its
+difference from the stage before (`-` removed, `+` added, `~` changed; a change of device only
+is summed up per device), at most `MAX_LINES` lines of each kind; the last stage (what runs)
+also prints whole, up to `MAX_WHOLE` lines. `full=True` prints everything, every stage whole.
+Devices print short (`CPU:0` when all are on one task), with a legend line when shortened;
+`_output_shapes` attrs are left out.
 """
 
 from __future__ import annotations
@@ -31,7 +39,8 @@ from dataclasses import dataclass
 from tensorweave import ir
 from tensorweave.framework.printing import format_node
 
-MAX_LINES = 20
+MAX_LINES = 20       # lines of each kind of change a stage prints (--full: all)
+MAX_WHOLE = 200      # lines of the last stage's graph ("what runs") without --full
 _BOUNDARY_NOTE = ("pruning keeps what the fetches need and adds one _Arg node per fed tensor "
                   "and one _Retval node per fetched tensor (how values enter and leave the "
                   "step), so the count can go up")
@@ -55,14 +64,16 @@ def render(stages, full: bool = False) -> str:
         n_before = len(nodes) - len(d.added) + len(d.removed) if d else len(nodes)
         was = f"{n_before} -> " if n_before != len(nodes) else ""
         out.append(f"== {stage.name}: {was}{len(nodes)} nodes ==")
-        out.extend(f"  # {n}" for n in stage.notes)
+        out.extend(_bounded([f"  # {n}" for n in stage.notes], most=None if full else MAX_LINES))
         if d is None:
             out.extend(_whole(nodes, short) if full else _op_counts(nodes))
         else:
             out.extend(_changes(d, short, quiet=bool(stage.notes) or _is_partitioned(stage)))
         out.extend(_partitions(stage, short))
-        if full and d is not None or not full and k == len(stages) - 1 and k > 0:
-            out.extend(["  what runs:" if not full else "  every node:"] + _whole(nodes, short))
+        if full and d is not None:
+            out.extend(["  every node:"] + _whole(nodes, short))
+        elif not full and k == len(stages) - 1 and k > 0:
+            out.extend(["  what runs:"] + _bounded(_whole(nodes, short), MAX_WHOLE))
     return "\n".join(out) + "\n"
 
 
@@ -137,11 +148,10 @@ def _names(label: str, nodes: list[ir.NodeDef]) -> list[str]:
     return [f"  {label}: {', '.join(names[:MAX_LINES])}{more}"]
 
 
-def _bounded(lines: list[str]) -> list[str]:
-    if len(lines) <= MAX_LINES:
+def _bounded(lines: list[str], most: int | None = MAX_LINES) -> list[str]:
+    if most is None or len(lines) <= most:
         return lines
-    return lines[:MAX_LINES] + [f"  ... ({len(lines) - MAX_LINES} more; --full prints every "
-                                "node)"]
+    return lines[:most] + [f"  ... ({len(lines) - most} more; --full prints every node)"]
 
 
 def _was(before: ir.NodeDef, after: ir.NodeDef) -> str:

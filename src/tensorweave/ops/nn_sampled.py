@@ -12,9 +12,9 @@ from tensorweave import dtypes
 from tensorweave.framework.scopes import name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array_ops, candidate_sampling_ops, creation_ops, math_ops
+from tensorweave.ops.embedding_ops import embedding_lookup
 from tensorweave.ops.joining_ops import concat, stack
 from tensorweave.ops.math_matmul_ops import matmul
-from tensorweave.ops.nn_impl import embedding_lookup
 from tensorweave.ops.slicing_ops import slice as slice_
 
 

@@ -119,7 +119,7 @@ class LoggingTensorHook(SessionRunHook):
             if self._formatter:
                 _log.info(self._formatter(values))
                 return
-            stats = ", ".join(f"{tag} = {values[tag]}" for tag in self._tag_order)
+            stats = ", ".join(f"{tag} = {values[tag]!s}" for tag in self._tag_order)
         if elapsed is not None:
             _log.info("%s (%.3f sec)", stats, elapsed)
         else:

@@ -33,6 +33,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     sendrecv,
     sequence,
     slicing,
+    sparse,
     special,
     stack,
     state,
