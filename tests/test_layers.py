@@ -30,7 +30,9 @@ LAYERS: list[set[str]] = [
     {"client"},
     {"training"},
     {"testing"},
+    {"saved_model"},
     {"keras"},
+    {"serving"},
     # the public namespace: re-exports only
     {"", "app", "compat", "contrib", "debugging", "flags", "graph_util", "image",
      "initializers", "io", "linalg", "math", "nn", "python_io", "queue", "random", "sparse",

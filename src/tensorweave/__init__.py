@@ -135,5 +135,7 @@ from tensorweave.training.clip_ops import (  # noqa: E402
 from tensorweave.framework.importer import import_graph_def  # noqa: E402
 from tensorweave.proto.graph_pb2 import GraphDef  # noqa: E402
 from tensorweave.proto.node_def_pb2 import NodeDef  # noqa: E402
+from tensorweave import saved_model  # noqa: E402
+from tensorweave.proto.meta_graph_pb2 import SignatureDef, TensorInfo  # noqa: E402
 
 __version__ = "0.1.0"
