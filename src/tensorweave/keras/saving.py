@@ -39,10 +39,49 @@ def save_weights(model, filepath, overwrite=True, save_format=None) -> None:
         with _h5py().File(filepath, "w") as f:
             _write_weights_group(f, model)
         return
-    from tensorweave.training.saver import Saver
+    _write_object_based(model, os.fspath(filepath))
 
-    Saver(var_list=model.weights).save(K.get_session(), os.fspath(filepath),
-                                       write_meta_graph=False)
+
+def _object_keys(model) -> list:
+    """(weight, object path) of every weight, as tf.keras's object graph names them:
+    `layer_with_weights-i/<weight>` (`.../cell/<weight>` inside a recurrent layer)."""
+    out = []
+    for i, layer in enumerate(layer for layer in model.layers if layer.weights):
+        cell = "cell/" if hasattr(layer, "cell") else ""
+        out.extend((w, f"layer_with_weights-{i}/{cell}{w.name[:-2].split('/')[-1]}")
+                   for w in layer.weights)
+    return out
+
+
+def _write_object_based(model, prefix: str) -> None:
+    """An object-based checkpoint at `prefix` (what TF's `save_weights` writes in the TF
+    format): the weights under their object paths plus the serialized object graph, and the
+    `checkpoint` state file beside it."""
+    from tensorweave.proto.trackable_object_graph_pb2 import TrackableObjectGraph
+    from tensorweave.training.checkpoint.bundle import BundleWriter
+    from tensorweave.training.checkpoint.state import update_checkpoint_state
+
+    pairs = _object_keys(model)
+    graph = TrackableObjectGraph()
+    graph.nodes.add()
+    nodes: dict[str, int] = {"": 0}
+    for w, path in pairs:
+        parent = ""
+        for part in path.split("/"):
+            here = f"{parent}/{part}" if parent else part
+            if here not in nodes:
+                nodes[here] = len(graph.nodes)
+                graph.nodes.add()
+                graph.nodes[nodes[parent]].children.add(node_id=nodes[here], local_name=part)
+            parent = here
+        graph.nodes[nodes[path]].attributes.add(name="VARIABLE_VALUE", full_name=w.op.name,
+                                                checkpoint_key=path + _ATTRIBUTE)
+    with BundleWriter(prefix) as writer:
+        for (w, path), value in zip(pairs, K.batch_get_value([w for w, _ in pairs])):
+            writer.add(path + _ATTRIBUTE, value)
+        writer.add("_CHECKPOINTABLE_OBJECT_GRAPH",
+                   np.array(graph.SerializeToString(), dtype=object))
+    update_checkpoint_state(os.path.dirname(prefix) or ".", prefix)
 
 
 def _write_weights_group(group, model) -> None:
@@ -70,9 +109,40 @@ def load_weights(model, filepath, by_name=False) -> None:
             group = f["model_weights"] if "model_weights" in f else f
             _read_weights_group(group, model, by_name)
         return
+    from tensorweave.training.checkpoint_utils import load_checkpoint
     from tensorweave.training.saver import Saver
 
+    reader = load_checkpoint(os.fspath(filepath))
+    if any(k.endswith(_ATTRIBUTE) for k in reader.get_variable_to_shape_map()):
+        K.batch_set_value(_object_based_pairs(model, reader))
+        return
     Saver(var_list=model.weights).restore(K.get_session(), os.fspath(filepath))
+
+
+_ATTRIBUTE = "/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+def _object_based_pairs(model, reader) -> list:
+    """(weight, value) pairs from an object-based checkpoint (what tf.keras's `save_weights`
+    writes in the TF format): the i-th layer with weights is `layer_with_weights-i`, its
+    weights children named as the weights are (`kernel`, `cell/kernel` in an RNN).
+
+    Raises:
+      ValueError: a weight the checkpoint does not hold.
+    """
+    keys = set(reader.get_variable_to_shape_map())
+    pairs = []
+    for i, layer in enumerate(layer for layer in model.layers if layer.weights):
+        for w in layer.weights:
+            short = w.name[:-2].split("/")[-1]
+            key = next((k for k in (f"layer_with_weights-{i}/{short}{_ATTRIBUTE}",
+                                    f"layer_with_weights-{i}/cell/{short}{_ATTRIBUTE}")
+                        if k in keys), None)
+            if key is None:
+                raise ValueError(f"The checkpoint has no value for {w.name} (looked for "
+                                 f"layer_with_weights-{i}/{short}).")
+            pairs.append((w, reader.get_tensor(key)))
+    return pairs
 
 
 def _read_weights_group(group, model, by_name: bool) -> None:

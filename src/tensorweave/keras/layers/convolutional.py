@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tensorweave.keras import backend as K
 from tensorweave.keras.engine.base_layer import Layer, keras_layer
-from tensorweave.ops import array_ops, joining_ops
+from tensorweave.ops import array_ops, joining_ops, nn_conv, nn_ops
 from tensorweave.training.layers import convolutional as tf_conv
 
 
@@ -47,25 +47,59 @@ class Conv2DTranspose(Layer, tf_conv.Conv2DTranspose):
 
 
 @keras_layer
-class Conv1D(Conv2D):
-    """1-D convolution over (batch, steps, channels): `kernel` [k, in, filters], run as a
-    2-D convolution over a height of one."""
+class Conv1D(Layer):
+    """1-D convolution over (batch, steps, channels): `kernel` [k, in, filters] (Keras's
+    shape, so weights cross with tf-keras), `bias` [filters]; run as a 2-D convolution over a
+    height of one."""
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
-                 dilation_rate=1, activation=None, use_bias=True, **kwargs):
-        super().__init__(filters, (1, _pairs(kernel_size, 1)[0]), (1, _pairs(strides, 1)[0]),
-                         padding, None, (1, _pairs(dilation_rate, 1)[0]), activation,
-                         use_bias, **kwargs)
-        self.input_spec = None   # NOTE: 3-D inputs; the 2-D convolution sees them as 4-D
+                 dilation_rate=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.filters, self.kernel_size = int(filters), _pairs(kernel_size, 1)[0]
+        self.strides, self.dilation_rate = _pairs(strides, 1)[0], _pairs(dilation_rate, 1)[0]
+        self.padding = padding.upper()
+        self.activation = _activation(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = _initializer(kernel_initializer)
+        self.bias_initializer = _initializer(bias_initializer)
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
 
     def build(self, input_shape) -> None:
-        shape = list(input_shape) if not hasattr(input_shape, "as_list") else \
-            input_shape.as_list()
-        super().build([shape[0], 1, *shape[1:]])
-        self.input_spec = None
+        channels = int(input_shape[-1])
+        self.kernel = self.add_weight("kernel", [self.kernel_size, channels, self.filters],
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
+        self.built = True
 
     def call(self, inputs):
-        return array_ops.squeeze(super().call(array_ops.expand_dims(inputs, 1)), [1])
+        y = nn_conv.conv2d(array_ops.expand_dims(inputs, 1),
+                           array_ops.expand_dims(self.kernel, 0),
+                           strides=[1, 1, self.strides, 1], padding=self.padding,
+                           dilations=[1, 1, self.dilation_rate, 1])
+        y = array_ops.squeeze(y, [1])
+        if self.bias is not None:
+            y = nn_ops.bias_add(y, self.bias)
+        return self.activation(y) if self.activation is not None else y
+
+
+def _activation(identifier):
+    from tensorweave.keras import activations
+
+    return activations.get(identifier)
+
+
+def _initializer(identifier):
+    from tensorweave.keras import initializers
+
+    return initializers.get(identifier)
 
 
 @keras_layer
