@@ -13,7 +13,6 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tensorflow.compat.v1 as tf  # noqa: E402
-
 from keras_cases import interop_model  # noqa: E402
 
 tf.disable_v2_behavior()

@@ -77,7 +77,7 @@ def _write_object_based(model, prefix: str) -> None:
         graph.nodes[nodes[path]].attributes.add(name="VARIABLE_VALUE", full_name=w.op.name,
                                                 checkpoint_key=path + _ATTRIBUTE)
     with BundleWriter(prefix) as writer:
-        for (w, path), value in zip(pairs, K.batch_get_value([w for w, _ in pairs])):
+        for (_, path), value in zip(pairs, K.batch_get_value([w for w, _ in pairs])):
             writer.add(path + _ATTRIBUTE, value)
         writer.add("_CHECKPOINTABLE_OBJECT_GRAPH",
                    np.array(graph.SerializeToString(), dtype=object))
