@@ -214,3 +214,14 @@ def test_every_keras_symbol_of_the_tf1_codebases_exists():
         if obj is None and symbol not in NOT_YET:
             missing.append(symbol)
     assert len(symbols) > 20 and missing == []
+
+
+def test_noise_layers_act_in_training_only():
+    x = keras.Input(shape=(5,))
+    model = keras.Model(x, keras.layers.GaussianNoise(1.0)(keras.layers.SpatialDropout1D(0.5)(
+        keras.layers.Reshape((5, 1))(x))))
+    data = np.ones((3, 5), np.float32)
+    np.testing.assert_array_equal(model.predict(data), data[..., None])
+    noisy = K.get_session().run(model.call(model.inputs[0], training=True),
+                                {model.inputs[0]: data})
+    assert not np.allclose(noisy, data[..., None])

@@ -18,6 +18,11 @@ from tensorweave.keras.layers.convolutional import (
     Convolution2D,
     Cropping2D,
     Deconvolution2D,
+    DepthwiseConv2D,
+    SeparableConv1D,
+    SeparableConv2D,
+    SeparableConvolution1D,
+    SeparableConvolution2D,
     UpSampling1D,
     UpSampling2D,
     ZeroPadding1D,
@@ -53,6 +58,13 @@ from tensorweave.keras.layers.merge import (
     minimum,
     multiply,
     subtract,
+)
+from tensorweave.keras.layers.noise import (
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
 )
 from tensorweave.keras.layers.normalization import BatchNormalization, LayerNormalization
 from tensorweave.keras.layers.pooling import (
