@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import math
 
-from tensorweave.ops import array_ops, math_ops, random_ops
-
 from tensorweave.keras import backend as K
 from tensorweave.keras.engine.base_layer import Layer, keras_layer
+from tensorweave.ops import array_ops, math_ops, random_ops
 
 
 class _TrainingOnly(Layer):
