@@ -30,10 +30,13 @@ LAYERS: list[set[str]] = [
     {"client"},
     {"training"},
     {"testing"},
+    {"saved_model"},
+    {"keras"},
+    {"serving"},
     # the public namespace: re-exports only
-    {"", "app", "compat", "contrib", "flags", "graph_util", "initializers", "io", "linalg",
-     "math", "nn", "python_io", "queue", "random", "sparse", "strings", "test", "timeline",
-     "train"},
+    {"", "app", "compat", "contrib", "debugging", "flags", "graph_util", "image",
+     "initializers", "io", "linalg", "math", "nn", "python_io", "queue", "random", "sparse",
+     "strings", "test", "timeline", "train"},
     {"cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

@@ -9,7 +9,8 @@ from tensorweave.training.moving_averages import ExponentialMovingAverage  # noq
 from tensorweave.training.optimizer import Optimizer  # noqa: F401
 from tensorweave.training.optimizers import (  # noqa: F401
     AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,
-    MomentumOptimizer, RMSPropOptimizer,
+    MomentumOptimizer, RMSPropOptimizer, FtrlOptimizer, ProximalAdagradOptimizer,
+    ProximalGradientDescentOptimizer,
 )
 
 from tensorweave.ops.variable_scope import (  # noqa: F401

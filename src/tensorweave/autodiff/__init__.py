@@ -7,6 +7,7 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     array_grad,
     control_flow_grad,
     data_flow_grad,
+    image_grad,
     linalg_grad,
     math_grad,
     nn_grad,
@@ -16,6 +17,7 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     sparse_grad,
     special_grad,
     state_grad,
+    string_grad,
     tensor_array_grad,
 )
 from tensorweave.autodiff.gradients import AggregationMethod, UnconnectedGradients, gradients

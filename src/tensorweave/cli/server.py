@@ -14,7 +14,8 @@ import socket
 from tensorweave.cli.main import UsageError, command
 from tensorweave.distributed import server_main
 
-_WHICH_TASK = "--job NAME --task I name this task among --cluster's"
+_WHICH_TASK = ("--cluster takes host:port addresses ([v6]:port), and --job NAME --task I name "
+               "this task among them")
 _EXAMPLE = '\'{"ps": ["localhost:2222"], "worker": ["localhost:2223"]}\''
 
 
@@ -71,6 +72,7 @@ def _address(args) -> tuple[str, int]:
     which task this is (it then names the mistake)."""
     if not args.cluster:
         return args.host, args.port
+    from tensorweave.distributed import address
     from tensorweave.distributed.cluster import ClusterSpec
 
     try:
@@ -79,8 +81,8 @@ def _address(args) -> tuple[str, int]:
         if job is None or (args.task is None and spec.num_tasks(job) != 1):
             return "localhost", 0
         task = args.task if args.task is not None else spec.task_indices(job)[0]
-        host, _, port = spec.task_address(job, task).rpartition(":")
-        return host.strip("[]") or "localhost", int(port)   # NOTE: "[::1]:2222" too
+        host, port = address.split(spec.task_address(job, task))
+        return host or "localhost", port
     except (ValueError, TypeError) as e:
         raise UsageError(f"--cluster/--job/--task: {e}", _WHICH_TASK) from None
 
