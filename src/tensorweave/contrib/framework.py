@@ -3,7 +3,10 @@ moved to `tf.train` (`get_or_create_global_step`, `get_global_step`, `create_glo
 `assert_global_step`) — the same functions as `tf.train`'s."""
 
 from tensorweave.ops.variable_scope import (  # noqa: F401
-    assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
+    assert_global_step,
+    create_global_step,
+    get_global_step,
+    get_or_create_global_step,
 )
 
 __all__ = ["assert_global_step", "create_global_step", "get_global_step",
