@@ -35,7 +35,6 @@ from tensorweave.framework.tensor_conversion import (
     convert_to_tensor, register_tensor_conversion_function,
 )
 from tensorweave.ops.array_ops import *  # noqa: F403
-from tensorweave.ops.check_ops import *  # noqa: F403
 from tensorweave.ops.control_flow_ops import *  # noqa: F403
 from tensorweave.ops.creation_ops import *  # noqa: F403
 from tensorweave.ops.functional_ops import *  # noqa: F403
