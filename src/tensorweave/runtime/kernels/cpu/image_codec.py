@@ -153,9 +153,10 @@ def decode_png(op: str, data: bytes, channels: int = 0, dtype=np.uint8) -> np.nd
         arr = arr.astype(np.uint16) if sixteen else arr.astype(np.uint8)
         wide = True
     else:
-        if sixteen and np.dtype(dtype) == np.uint16:
+        if sixteen and (np.dtype(dtype) == np.uint16 or (channels == 1 and arr.shape[-1] > 2)):
             raise errors.UnimplementedError(None, None, f"{op}: Pillow decodes 16-bit colour "
-                                                        f"PNGs to 8 bits per channel only")
+                                                        f"PNGs to 8 bits per channel only (so "
+                                                        f"neither uint16 nor gray output)")
         wide = False
     return _to_dtype(_png_channels(arr, channels, wide), dtype, wide)
 
