@@ -12,9 +12,12 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     math_grad,
     nn_grad,
     pool_grad,
+    sampling_grad,
     sequence_grad,
+    sparse_grad,
     special_grad,
     state_grad,
+    string_grad,
     tensor_array_grad,
 )
 from tensorweave.autodiff.gradients import AggregationMethod, UnconnectedGradients, gradients

@@ -29,6 +29,7 @@ import weakref
 from collections.abc import Callable
 
 from tensorweave import errors
+from tensorweave.distributed import address as hostport
 from tensorweave.distributed import bulk_wire as wire
 from tensorweave.runtime.rendezvous import parse_key
 
@@ -259,7 +260,7 @@ class BulkClient:
 
     def __init__(self, host: str, port: int, token: bytes | None = None):
         self.host, self.port = host, int(port)
-        self.address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        self.address = hostport.join(host, port)
         self._token = token
         self._idle: list[tuple[socket.socket, float]] = []
         self._lock = threading.Lock()

@@ -42,7 +42,10 @@ NODE_KEY, OP_KEY = "tw-node-name", "tw-node-op"
 def status_of(err: BaseException) -> tuple[grpc.StatusCode, str]:
     """The gRPC status code and details that carry `err` across the wire."""
     if isinstance(err, errors.OpError):
-        return _STATUS_BY_CODE.get(err.error_code, grpc.StatusCode.UNKNOWN), err.message
+        # NOTE: the node travels in trailing metadata (node_metadata) when it can; the
+        # receiver renders the message from the fields again, so it is not named twice.
+        text = err.render(with_node=not node_metadata(err))
+        return _STATUS_BY_CODE.get(err.error_code, grpc.StatusCode.UNKNOWN), text
     if isinstance(err, (ValueError, TypeError)):
         return grpc.StatusCode.INVALID_ARGUMENT, f"{type(err).__name__}: {err}"
     if isinstance(err, MemoryError):
@@ -196,6 +199,7 @@ def _precheck(request, context, method: str, check) -> None:
             check(request)
         except Exception as e:  # noqa: BLE001 -- every failure must reach the client
             code, details = status_of(e)
+            context.set_trailing_metadata(node_metadata(e))
             context.abort(code, details)
 
 
