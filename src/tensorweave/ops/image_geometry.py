@@ -286,6 +286,11 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
 
 
 def _aspect_size(images, size):
+    dims, target = images.shape.as_tuple(), constant_value(size)
+    if dims is not None and None not in dims[1:3] and target is not None:
+        h, w = np.float32(dims[1]), np.float32(dims[2])
+        scale = min(np.float32(target[0]) / h, np.float32(target[1]) / w)
+        return convert_to_tensor(np.rint([scale * h, scale * w]).astype(np.int32), name="size")
     height, width = (math_ops.cast(d, dtypes.float32) for d in _hw(images))
     target = math_ops.cast(size, dtypes.float32)
     scale = math_ops.minimum(target[0] / height, target[1] / width)

@@ -9,6 +9,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     conv,
     creation,
     dataset,
+    dataset_experimental,
     dataset_iterator,
     dataset_readers,
     dataset_transforms,

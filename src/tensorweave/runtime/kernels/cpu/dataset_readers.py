@@ -124,22 +124,34 @@ def _text_line(node):
     return run
 
 
-def fixed_length_records(path, header, size, footer, compression, hop=0):
+def fixed_length_records(path, header, size, footer, compression, hop=0, strict=False):
     """The records of a fixed-length-record file (decompressed first when `compression` is
     ZLIB or GZIP): after `header` bytes and before the last `footer`, `size` bytes each, the
-    next starting `hop` bytes after the previous one (`size` when hop is 0). Trailing bytes
-    that make no full record are dropped with a log line."""
+    next starting `hop` bytes after the previous one (`size` when hop is 0).
+
+    Bytes that make no full record are dropped (TF's reader), or with `strict` (TF's
+    FixedLengthRecordDataset) refused: an uncompressed file before any record
+    (InvalidArgumentError), a compressed one after its full records (DataLossError)."""
     with _open_binary(path, compression) as f:
         data = f.read()
     end = len(data) - footer
+    if strict and not hop and (end - header) % size:
+        error = errors.DataLossError if compression else errors.InvalidArgumentError
+        failure = error(None, None, f"Excluding the header ({header} bytes) and footer "
+                                    f"({footer} bytes), input file \"{path}\" has body length "
+                                    f"{end - header} bytes, which is not an exact multiple of "
+                                    f"the record length ({size} bytes).")
+        if not compression:
+            raise failure
+    else:
+        failure = None
     step = hop or size
     pos = header
     while pos + size <= end:
         yield data[pos:pos + size]
         pos += step
-    if not hop and pos < end:
-        log.warning("File %s: %d trailing bytes do not make a full record (ignored)", path,
-                    end - pos)
+    if failure is not None:
+        raise failure
 
 
 @register_kernel("FixedLengthRecordDatasetV2")
@@ -152,7 +164,7 @@ def _fixed_length(node):
             raise errors.InvalidArgumentError(None, None, "record_bytes must be > 0 and "
                                                           "header/footer bytes >= 0")
         return GenDataset(lambda: FileRecordIterator(
-            paths, lambda p: fixed_length_records(p, h, r, f, comp)))
+            paths, lambda p: fixed_length_records(p, h, r, f, comp, strict=True)))
     return run
 
 

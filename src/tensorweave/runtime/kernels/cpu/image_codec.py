@@ -10,11 +10,10 @@ widen to uint16 by x * 257.
 Limits: an image's header is read before its pixels and refused (InvalidArgumentError) beyond
 `MAX_PIXELS` pixels, besides Pillow's own DecompressionBomb check, so a 60000x60000 header
 fails without allocating. Corrupt or truncated data raises InvalidArgumentError naming the op
-and what was wrong. `dct_method` and `fancy_upscaling` cannot be chosen through Pillow (it
-always decodes with libjpeg's accurate integer IDCT and fancy upsampling, TF's default);
-`try_recover_truncated` is not supported. Pillow reads 16-bit colour PNGs and 32-bit BMPs
-only at 8 bits per channel / 3 channels: those raise UnimplementedError where TF would
-return more.
+and what was wrong. `dct_method` and `fancy_upscaling` map onto Pillow's two decoder
+settings as `decode_jpeg` says; `try_recover_truncated` is not supported. Pillow reads 16-bit
+colour PNGs and 32-bit BMPs only at 8 bits per channel / 3 channels: those raise
+UnimplementedError where TF would return more.
 """
 
 from __future__ import annotations
@@ -28,7 +27,9 @@ from tensorweave import errors
 from tensorweave.runtime.kernels.registry import register_kernel
 
 MAX_PIXELS = 1 << 28   # per frame; TF's decoders refuse images whose size overflows int32
-_RGB_TO_GRAY = (6968, 23434, 2366)  # libpng's default rgb_to_gray weights (/32768)
+# TF asks libpng for rgb_to_gray with ITU-R 601 weights 0.299, 0.587 (and 1 - both), which
+# libpng holds in 1/32768 units (truncated); it rounds the 16-bit sums, not the 8-bit ones.
+_RGB_TO_GRAY = (9797, 19234, 3737)
 _FORMATS = {"jpeg": "JPEG", "png": "PNG", "gif": "GIF", "bmp": "BMP"}
 
 
@@ -96,9 +97,17 @@ def _check_channels(op: str, channels: int, allowed=(0, 1, 3, 4)) -> None:
 
 
 # -- per format -------------------------------------------------------------------------------
-def decode_jpeg(op: str, data: bytes, channels: int = 0, ratio: int = 1) -> np.ndarray:
+def decode_jpeg(op: str, data: bytes, channels: int = 0, ratio: int = 1,
+                dct_method: str = "", fancy_upscaling: bool = True) -> np.ndarray:
     """[h, w, c] uint8 as libjpeg gives it: `channels` 1 takes the luma plane, 3 converts
-    grayscale to RGB; `ratio` in {1, 2, 4, 8} scales with libjpeg's DCT scaling."""
+    grayscale to RGB; `ratio` in {1, 2, 4, 8} scales with libjpeg's DCT scaling.
+
+    TF decodes with the fast integer IDCT unless dct_method is INTEGER_ACCURATE. Pillow
+    offers the fast IDCT only together with plain (not fancy) chroma upsampling (its
+    decoder's `draft` flag), so that pair is used where it is exact: for images without
+    chroma subsampling (where upsampling does nothing) and for fancy_upscaling=False. For
+    subsampled images with fancy upscaling, the accurate IDCT with fancy upsampling is used
+    instead: within a few levels of TF (tests/ops/test_image_codec.py measures it)."""
     if ratio not in (1, 2, 4, 8):
         raise _invalid(op, f"ratio must be 1, 2, 4, or 8, got {ratio}")
     _check_channels(op, channels, (0, 1, 3))
@@ -106,13 +115,21 @@ def decode_jpeg(op: str, data: bytes, channels: int = 0, ratio: int = 1) -> np.n
     mode = {0: None, 1: "L", 3: "RGB"}[channels]
     if img.mode not in ("L", "RGB", "YCbCr") and mode is None:
         mode = "RGB"
-    if mode is not None or ratio != 1:
-        w, h = img.size
-        img.draft(mode or img.mode, (-(-w // ratio), -(-h // ratio)))
+    w, h = img.size
+    img.draft(mode or img.mode, (-(-w // ratio), -(-h // ratio)))
+    fast = dct_method != "INTEGER_ACCURATE" and (not fancy_upscaling or _no_subsampling(img))
+    scale = img.decoderconfig[0] if img.decoderconfig else 1
+    img.decoderconfig = (scale, 1 if fast else 0)
     img = _load(op, img, "jpeg")
     if mode is not None and img.mode != mode:
         img = img.convert(mode)
     return _hwc(np.asarray(img))
+
+
+def _no_subsampling(img) -> bool:
+    from PIL import JpegImagePlugin
+
+    return img.mode == "L" or JpegImagePlugin.get_sampling(img) == 0
 
 
 def _png_bit_depth(data: bytes) -> int:
@@ -136,9 +153,10 @@ def decode_png(op: str, data: bytes, channels: int = 0, dtype=np.uint8) -> np.nd
         arr = arr.astype(np.uint16) if sixteen else arr.astype(np.uint8)
         wide = True
     else:
-        if sixteen and np.dtype(dtype) == np.uint16:
+        if sixteen and (np.dtype(dtype) == np.uint16 or (channels == 1 and arr.shape[-1] > 2)):
             raise errors.UnimplementedError(None, None, f"{op}: Pillow decodes 16-bit colour "
-                                                        f"PNGs to 8 bits per channel only")
+                                                        f"PNGs to 8 bits per channel only (so "
+                                                        f"neither uint16 nor gray output)")
         wide = False
     return _to_dtype(_png_channels(arr, channels, wide), dtype, wide)
 
@@ -158,9 +176,10 @@ def _png_channels(arr: np.ndarray, channels: int, wide: bool) -> np.ndarray:
 
 
 def _rgb_to_gray(rgb: np.ndarray) -> np.ndarray:
-    """libpng's png_do_rgb_to_gray without gamma: (6968 R + 23434 G + 2366 B + 16384) >> 15."""
+    """libpng's png_do_rgb_to_gray without gamma: (9797 R + 19234 G + 3737 B) >> 15, plus
+    16384 before the shift for 16-bit samples."""
     w = np.array(_RGB_TO_GRAY, np.int64)
-    gray = (rgb.astype(np.int64) @ w + 16384) >> 15
+    gray = (rgb.astype(np.int64) @ w + (16384 if rgb.dtype == np.uint16 else 0)) >> 15
     return gray.astype(rgb.dtype)[..., None]
 
 
@@ -241,11 +260,12 @@ def _three_d(op: str, data: bytes, channels: int, dtype) -> np.ndarray:
 @register_kernel("DecodeJpeg")
 def _decode_jpeg_kernel(node):
     channels, ratio = int(node.attr("channels")), int(node.attr("ratio"))
+    dct, fancy = node.attr("dct_method") or "", bool(node.attr("fancy_upscaling"))
 
     def run(contents):
         data = _contents("DecodeJpeg", contents)
         if classify(data) == "jpeg":
-            return decode_jpeg("DecodeJpeg", data, channels, ratio)
+            return decode_jpeg("DecodeJpeg", data, channels, ratio, dct, fancy)
         return _three_d("DecodeJpeg", data, channels, np.uint8)
     return run
 
@@ -323,8 +343,7 @@ def encode_png(op: str, image: np.ndarray, compression: int) -> bytes:
         raise errors.UnimplementedError(None, None, f"{op}: Pillow writes uint16 PNGs with one "
                                                     f"channel only, got {channels}")
     plane = image[..., 0] if channels == 1 else image
-    img = _pil().fromarray(np.ascontiguousarray(plane), mode=mode) if mode != "I;16" else \
-        _pil().fromarray(np.ascontiguousarray(plane.astype("<u2")), mode="I;16")
+    img = _pil().fromarray(np.ascontiguousarray(plane))   # the mode follows the array
     buf = io.BytesIO()
     img.save(buf, format="PNG", compress_level=6 if compression < 0 else compression)
     return buf.getvalue()
