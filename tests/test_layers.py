@@ -31,8 +31,9 @@ LAYERS: list[set[str]] = [
     {"training"},
     {"keras"},
     # the public namespace: re-exports only
-    {"", "compat", "contrib", "debugging", "graph_util", "initializers", "io", "linalg", "math",
-     "nn", "python_io", "queue", "random", "sparse", "strings", "test", "timeline", "train"},
+    {"", "bitwise", "compat", "contrib", "debugging", "graph_util", "initializers", "io",
+     "linalg", "math", "nn", "python_io", "queue", "random", "sparse", "strings", "test",
+     "timeline", "train"},
     {"cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

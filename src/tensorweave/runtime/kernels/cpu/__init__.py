@@ -21,6 +21,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     linalg,
     logging,
     math,
+    math_extra,
     nn,
     nn_norm,
     parsing,
