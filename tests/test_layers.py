@@ -32,7 +32,7 @@ LAYERS: list[set[str]] = [
     {"keras"},
     # the public namespace: re-exports only
     {"", "bitwise", "compat", "contrib", "debugging", "graph_util", "initializers", "io",
-     "linalg", "math", "nn", "python_io", "queue", "random", "sparse", "strings", "test",
+     "linalg", "math", "nest", "nn", "python_io", "queue", "random", "sparse", "strings", "test",
      "timeline", "train"},
     {"cli"},
 ]

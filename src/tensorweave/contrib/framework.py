@@ -1,0 +1,3 @@
+"""`tf.contrib.framework`: `nest`."""
+
+from tensorweave import nest  # noqa: F401
