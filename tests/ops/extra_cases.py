@@ -6,6 +6,10 @@ import numpy as np
 A = np.arange(6, dtype=np.float32).reshape(2, 3) / 4 - 0.5
 B = np.arange(12, dtype=np.float32).reshape(3, 4) / 5 - 1.0
 C = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7 - 1.5
+_R = np.random.default_rng(3)
+X5 = _R.normal(size=(2, 4, 6, 5, 3)).astype(np.float32)   # distinct values: unique maxima
+W5 = _R.normal(size=(2, 3, 2, 3, 4)).astype(np.float32)
+Y5 = _R.normal(size=(2, 2, 3, 5, 4)).astype(np.float32)
 
 
 def _grad(tf, fn, *arrays):
@@ -70,4 +74,18 @@ CASES = {
     "pool_avg": lambda tf: tf.nn.pool(tf.constant(C.reshape(1, 2, 3, 4)), [1, 2], "AVG",
                                       "VALID", strides=[1, 1]),
     "swish": lambda tf: _grad(tf, lambda c: tf.nn.swish(c), C),
+    "conv3d_same": lambda tf: _grad(
+        tf, lambda x, w: tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"), X5, W5),
+    # NOTE: TF's CPU Conv3D has no dilations (its GPU kernel has; ours too, untested vs TF)
+    "conv3d_valid_strided": lambda tf: _grad(
+        tf, lambda x, w: tf.nn.conv3d(x, w, [1, 2, 1, 2, 1], "VALID"), X5, W5[:, :2]),
+    "conv3d_transpose": lambda tf: _grad(
+        tf, lambda y, w: tf.nn.conv3d_transpose(y, w, [2, 4, 6, 5, 3], [1, 2, 2, 1, 1],
+                                                "SAME"), Y5, W5),
+    "max_pool3d": lambda tf: _grad(
+        tf, lambda x: tf.nn.max_pool3d(x, [1, 2, 2, 3, 1], [1, 2, 2, 2, 1], "SAME"), X5),
+    "avg_pool3d": lambda tf: _grad(
+        tf, lambda x: tf.nn.avg_pool3d(x, [1, 2, 3, 2, 1], [1, 1, 2, 2, 1], "SAME"), X5),
+    "avg_pool3d_valid": lambda tf: _grad(
+        tf, lambda x: tf.nn.avg_pool3d(x, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID"), X5),
 }

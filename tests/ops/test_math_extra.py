@@ -25,7 +25,10 @@ def _close(got, want, where):
         return
     assert got["shape"] == want["shape"], (where, got["shape"], want["shape"])
     assert got.get("dtype") == want.get("dtype"), where
-    assert got["values"] == pytest.approx(want["values"], rel=2e-5, abs=1e-5), where
+    # NOTE: float32 sums of many terms (weighted gradients) cancel: tolerance scales with them
+    scale = max([abs(v) for v in want["values"] if isinstance(v, (int, float))] or [1.0])
+    assert got["values"] == pytest.approx(want["values"], rel=2e-5,
+                                          abs=max(1e-5, 1e-6 * scale)), where
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -6,6 +6,7 @@ Importing this package registers the gradient function of every op family.
 from tensorweave.autodiff import (  # noqa: F401  (registration)
     array_grad,
     control_flow_grad,
+    conv3d_grad,
     data_flow_grad,
     linalg_grad,
     math_extra_grad,

@@ -32,6 +32,7 @@ from tensorweave.ops import (  # noqa: F401
     math_ops,
     nn_composite,
     nn_conv,
+    nn_conv3d,
     nn_impl,
     nn_losses,
     nn_norm,

@@ -7,6 +7,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     candidate_sampling,
     control_flow,
     conv,
+    conv3d,
     creation,
     dataset,
     dataset_iterator,
