@@ -42,3 +42,35 @@ def test_conv3d_and_pooling3d():
     np.testing.assert_allclose(got_z, want_z, rtol=1e-6)
     np.testing.assert_allclose(got_q, got_z[:, :2].reshape(2, 1, 2, 2, 2, 2, 2, 5).max(
         axis=(2, 4, 6)), rtol=1e-6)
+
+
+def test_separable_conv2d_and_1d():
+    x_val = np.random.default_rng(2).normal(size=(2, 7, 7, 3)).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [None, 7, 7, 3])
+        y = tf.layers.separable_conv2d(x, 4, 3, depth_multiplier=2, padding="same")
+        names = [v.name for v in tf.trainable_variables()]
+        assert names == ["separable_conv2d/depthwise_kernel:0",
+                         "separable_conv2d/pointwise_kernel:0", "separable_conv2d/bias:0"]
+        dw, pw, b = tf.trainable_variables()
+        assert dw.shape.as_list() == [3, 3, 3, 2] and pw.shape.as_list() == [1, 1, 6, 4]
+        want = tf.nn.separable_conv2d(x, dw, pw, [1, 1, 1, 1], "SAME") + b
+        s = tf.placeholder(tf.float32, [None, 9, 3])
+        z = tf.layers.separable_conv1d(s, 5, 3, name="sep1")
+        assert z.shape.as_list() == [None, 7, 5]
+        sess.run(tf.global_variables_initializer())
+        got, ref = sess.run([y, want], {x: x_val})
+        assert sess.run(z, {s: x_val[:, 0, :, :].repeat(2, axis=1)[:, :9]}).shape == (2, 7, 5)
+    np.testing.assert_allclose(got, ref, rtol=1e-6)
+
+
+def test_batch_norm_with_global_normalization():
+    x = np.random.default_rng(3).normal(size=(4, 3)).astype(np.float32)
+    m, v = x.mean(0), x.var(0)
+    beta, gamma = np.array([0.1, 0.2, 0.3], np.float32), np.array([2.0, 1.0, 0.5], np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        y = tf.nn.batch_norm_with_global_normalization(x, m, v, beta, gamma, 1e-3, True)
+        y0 = tf.nn.batch_norm_with_global_normalization(x, m, v, beta, gamma, 1e-3, False)
+        got, got0 = sess.run([y, y0])
+    np.testing.assert_allclose(got, (x - m) / np.sqrt(v + 1e-3) * gamma + beta, rtol=1e-5)
+    np.testing.assert_allclose(got0, (x - m) / np.sqrt(v + 1e-3) + beta, rtol=1e-5)

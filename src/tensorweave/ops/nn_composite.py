@@ -99,3 +99,22 @@ def swish(features, name=None):
 
 
 __all__ = ["conv1d", "atrous_conv2d", "convolution", "pool", "swish"]
+
+
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None,
+                                         variance_epsilon=None, scale_after_normalization=None,
+                                         name=None, input=None, mean=None,  # noqa: A002
+                                         variance=None):
+    """TF1's deprecated batch norm: batch_normalization(t, m, v, beta, gamma if
+    scale_after_normalization else None, variance_epsilon)."""
+    from tensorweave.ops.nn_norm import batch_normalization
+
+    t = input if t is None else t
+    m = mean if m is None else m
+    v = variance if v is None else v
+    return batch_normalization(t, m, v, beta, gamma if scale_after_normalization else None,
+                               variance_epsilon, name=name or
+                               "BatchNormWithGlobalNormalization")
+
+
+__all__ += ["batch_norm_with_global_normalization"]

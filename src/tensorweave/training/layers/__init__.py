@@ -52,6 +52,12 @@ from tensorweave.training.layers.pooling_nd import (
     max_pooling1d,
     max_pooling3d,
 )
+from tensorweave.training.layers.separable import (
+    SeparableConv1D,
+    SeparableConv2D,
+    separable_conv1d,
+    separable_conv2d,
+)
 from tensorweave.training.layers.utils import InputSpec
 
 __all__ = [
@@ -64,5 +70,6 @@ __all__ = [
     "conv3d", "Convolution1D", "Convolution3D", "convolution1d", "convolution3d",
     "MaxPooling1D", "AveragePooling1D", "MaxPooling3D", "AveragePooling3D", "max_pooling1d",
     "average_pooling1d", "max_pooling3d", "average_pooling3d", "MaxPool1D", "AvgPool1D",
-    "MaxPool3D", "AvgPool3D",
+    "MaxPool3D", "AvgPool3D", "SeparableConv1D", "SeparableConv2D", "separable_conv1d",
+    "separable_conv2d",
 ]
