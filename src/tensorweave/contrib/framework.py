@@ -2,5 +2,7 @@
 
 from tensorweave import nest  # noqa: F401
 from tensorweave.training.checkpoint_utils import (  # noqa: F401
-    list_variables, load_checkpoint, load_variable,
+    list_variables,
+    load_checkpoint,
+    load_variable,
 )
