@@ -29,11 +29,14 @@ LAYERS: list[set[str]] = [
     {"monitoring"},
     {"client"},
     {"training"},
+    {"testing"},
+    {"saved_model"},
     {"keras"},
+    {"serving"},
     # the public namespace: re-exports only
-    {"", "bitwise", "compat", "contrib", "debugging", "graph_util", "initializers", "io",
-     "linalg", "math", "nest", "nn", "python_io", "queue", "random", "sparse", "strings", "test",
-     "timeline", "train"},
+    {"", "app", "bitwise", "compat", "contrib", "debugging", "flags", "graph_util", "image",
+     "initializers", "io", "linalg", "math", "nest", "nn", "python_io", "queue", "random",
+     "sparse", "strings", "test", "timeline", "train"},
     {"cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

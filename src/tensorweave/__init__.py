@@ -35,6 +35,7 @@ from tensorweave.framework.tensor_conversion import (
     convert_to_tensor, register_tensor_conversion_function,
 )
 from tensorweave.ops.array_ops import *  # noqa: F403
+from tensorweave.ops.check_ops import *  # noqa: F403
 from tensorweave.ops.control_flow_ops import *  # noqa: F403
 from tensorweave.ops.creation_ops import *  # noqa: F403
 from tensorweave.ops.functional_ops import *  # noqa: F403
@@ -86,9 +87,12 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
     graph_util, initializers, io, linalg, math, nn, python_io, queue, random, sparse, strings,
     test, timeline, train,
 )
-from tensorweave import compat, data  # noqa: E402
+from tensorweave import app, compat, data, flags  # noqa: E402
+from tensorweave import tf_logging as logging  # noqa: E402
 
 compat.v1 = sys.modules[__name__]
+from tensorweave import image  # noqa: E402
+from tensorweave.ops.image_geometry import extract_image_patches  # noqa: E402
 from tensorweave.data import gfile  # noqa: E402
 from tensorweave.data.queues import (  # noqa: E402
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue,
@@ -114,7 +118,7 @@ from tensorweave.ops.accumulator_ops import (  # noqa: E402
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
 )
 from tensorweave.data.readers import (  # noqa: E402
-    ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
+    FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
 )
 from tensorweave.data.example import (  # noqa: E402
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
@@ -136,5 +140,7 @@ from tensorweave.training.clip_ops import (  # noqa: E402
 from tensorweave.framework.importer import import_graph_def  # noqa: E402
 from tensorweave.proto.graph_pb2 import GraphDef  # noqa: E402
 from tensorweave.proto.node_def_pb2 import NodeDef  # noqa: E402
+from tensorweave import saved_model  # noqa: E402
+from tensorweave.proto.meta_graph_pb2 import SignatureDef, TensorInfo  # noqa: E402
 
 __version__ = "0.1.0"

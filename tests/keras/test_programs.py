@@ -12,7 +12,8 @@ import tensorweave
 
 PROGRAMS = Path(__file__).resolve().parent.parent / "programs"
 MODULES = ["keras", "keras.datasets", "keras.models", "keras.layers", "keras.backend",
-           "keras.utils", "keras.optimizers", "keras.losses", "keras.callbacks"]
+           "keras.utils", "keras.optimizers", "keras.losses", "keras.callbacks",
+           "keras.preprocessing", "keras.preprocessing.sequence"]
 
 
 @pytest.fixture
@@ -28,6 +29,7 @@ def keras_as_keras(monkeypatch, tmp_path):
     cache.mkdir(parents=True)
     np.savez(cache / "mnist.npz", x_train=images[:300], y_train=y[:300],
              x_test=images[300:400], y_test=y[300:400])
+    np.savez(cache / "imdb.npz", **_reviews())
     monkeypatch.setenv("HOME", str(tmp_path))
     for name in MODULES:
         module = tensorweave.keras
@@ -39,6 +41,31 @@ def keras_as_keras(monkeypatch, tmp_path):
     tensorweave.keras.backend.clear_session()
 
 
+def _reviews(n=160, vocab=60):
+    """Word-index "reviews" of 10-40 words: positive ones draw more from words 0-9."""
+    rng = np.random.default_rng(5)
+    out = {}
+    for part in ("train", "test"):
+        labels = rng.integers(0, 2, n)
+        seqs = np.empty(n, dtype=object)
+        for i, label in enumerate(labels):
+            words = rng.integers(10, vocab, rng.integers(10, 40)).tolist()
+            if label:
+                words[::3] = rng.integers(0, 10, len(words[::3])).tolist()
+            seqs[i] = words
+        out[f"x_{part}"], out[f"y_{part}"] = seqs, labels
+    return out
+
+
+@pytest.mark.slow
+def test_keras_imdb_lstm_runs_unchanged_and_learns(keras_as_keras, capsys):
+    runpy.run_path(str(PROGRAMS / "keras_imdb_lstm.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "160 train sequences" in out and "x_train shape: (160, 80)" in out
+    assert "Epoch 15/15" in out
+    assert float(out.split("Test accuracy:")[1].split()[0]) > 0.75
+
+
 @pytest.mark.slow
 def test_keras_mnist_cnn_runs_unchanged(keras_as_keras, capsys):
     runpy.run_path(str(PROGRAMS / "keras_mnist_cnn.py"), run_name="__main__")
@@ -47,3 +74,16 @@ def test_keras_mnist_cnn_runs_unchanged(keras_as_keras, capsys):
     loss = float(out.split("Test loss:")[1].split()[0])
     accuracy = float(out.split("Test accuracy:")[1].split()[0])
     assert np.isfinite(loss) and 0.0 <= accuracy <= 1.0
+
+
+@pytest.mark.slow
+def test_the_keras_digits_example_shows_keras_progress_and_learns():
+    import subprocess
+
+    example = PROGRAMS.parent.parent / "examples" / "keras_digits.py"
+    out = subprocess.run([sys.executable, str(example), "--epochs", "6"], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "Epoch 6/6" in out.stdout and "[==============================]" in out.stdout
+    assert "val_acc" in out.stdout and "Total params" in out.stdout
+    assert float(out.stdout.split("test accuracy:")[1]) > 0.9

@@ -8,6 +8,7 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     control_flow_grad,
     conv3d_grad,
     data_flow_grad,
+    image_grad,
     linalg_grad,
     math_extra_grad,
     math_grad,

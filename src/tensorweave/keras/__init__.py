@@ -8,13 +8,14 @@ from tensorweave.keras import (
     backend,
     callbacks,
     constraints,
-    datasets,  # noqa: E402
+    datasets,
     initializers,
     layers,
     losses,
     metrics,
     models,
     optimizers,
+    preprocessing,
     regularizers,
     utils,
 )
@@ -26,4 +27,4 @@ __version__ = "2.2.4-tf"
 
 __all__ = ["Input", "Model", "Sequential", "activations", "backend", "callbacks",
            "constraints", "datasets", "initializers", "layers", "losses", "metrics", "models",
-           "optimizers", "regularizers", "utils"]
+           "optimizers", "preprocessing", "regularizers", "utils"]

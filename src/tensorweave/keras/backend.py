@@ -157,10 +157,9 @@ def learning_phase_feed(training: bool) -> dict:
 
 def in_train_phase(x, alt, training=None):
     training = learning_phase() if training is None else training
-    if training is True or training == 1 and not isinstance(training, Tensor):
-        return x() if callable(x) else x
-    if training is False or training == 0 and not isinstance(training, Tensor):
-        return alt() if callable(alt) else alt
+    if not isinstance(training, Tensor):
+        chosen = x if training else alt
+        return chosen() if callable(chosen) else chosen
     return _cond(training, lambda: x() if callable(x) else x,
                  lambda: alt() if callable(alt) else alt)
 

@@ -63,25 +63,32 @@ acc = accuracy = None  # NOTE: resolved per output by `resolve` (the loss decide
 def resolve(identifier, loss_fn, output_shape) -> tuple[str, object]:
     """(history name, function) of one `compile(metrics=...)` entry for an output whose loss
     is `loss_fn`: "accuracy"/"acc" become binary, sparse categorical or categorical accuracy
-    as Keras picks them; other names and callables as they are.
+    as Keras picks them, reported as "acc" (TF 1.x's graph-mode name for both); other names
+    and callables as they are.
 
     Raises:
       ValueError: an unknown metric name.
     """
     if identifier in ("accuracy", "acc"):
-        if loss_fn in (losses_mod.binary_crossentropy,) or (
-                output_shape and output_shape[-1] == 1 and
-                loss_fn is not losses_mod.sparse_categorical_crossentropy):
-            return identifier, binary_accuracy
-        if loss_fn is losses_mod.sparse_categorical_crossentropy:
-            return identifier, sparse_categorical_accuracy
-        return identifier, categorical_accuracy
+        return "acc", _accuracy_for(loss_fn, output_shape)
     if callable(identifier):
         return getattr(identifier, "__name__", type(identifier).__name__), identifier
     fn = globals().get(str(identifier))
     if not callable(fn):
         raise ValueError(f"Unknown metric function: {identifier}")
     return str(identifier), fn
+
+
+def _accuracy_for(loss_fn, output_shape):
+    """Binary accuracy for a binary loss or a single-unit output, else sparse or dense
+    categorical accuracy as the loss's targets are."""
+    if loss_fn is losses_mod.binary_crossentropy or (
+            output_shape and output_shape[-1] == 1 and
+            loss_fn is not losses_mod.sparse_categorical_crossentropy):
+        return binary_accuracy
+    if loss_fn is losses_mod.sparse_categorical_crossentropy:
+        return sparse_categorical_accuracy
+    return categorical_accuracy
 
 
 def get(identifier):

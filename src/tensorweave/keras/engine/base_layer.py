@@ -184,8 +184,5 @@ class Layer(tf_base.Layer):
     def from_config(cls, config: dict):
         return cls(**config)
 
-    def compute_output_shape(self, input_shape):
-        return input_shape
-
     def count_params(self) -> int:
         return int(sum(K.count_params(w) for w in self.weights))

@@ -19,6 +19,7 @@ from tensorweave.keras import metrics as metrics_mod
 from tensorweave.keras import optimizers as optimizers_mod
 from tensorweave.keras import saving
 from tensorweave.keras.engine import data_adapter
+from tensorweave.keras.engine.base_layer import to_list
 from tensorweave.keras.engine.network import Network
 from tensorweave.ops import math_ops
 from tensorweave.ops.control_flow_ops import group
@@ -62,10 +63,25 @@ class Model(Network):
                               "loss_weights")
         with get_default_graph().name_scope("training"):
             self._build_targets(target_tensors)
-            self.total_loss = self._total_loss(weights)
-            self._build_metrics(metrics)
+            self._train_outputs, self._train_updates = self._phase_outputs(True)
+            self._eval_outputs, _ = self._phase_outputs(False)
+            self.total_loss, losses = self._total_loss(self._train_outputs, weights)
+            eval_loss, eval_losses = self._total_loss(self._eval_outputs, weights)
+            self._metric_tensors = self._build_metrics(metrics, self._train_outputs, losses)
+            self._eval_fetches = [eval_loss, *self._build_metrics(
+                metrics, self._eval_outputs, eval_losses)]
         self._train_op = None
         self.loss, self._compile_metrics = loss, metrics
+
+    def _phase_outputs(self, training: bool) -> tuple[list, list]:
+        """The outputs with the learning phase fixed to `training` (the layers called again
+        with a Python `training`, so dropout and batch norm need no `cond` at run time), and
+        the updates that call created; the model's own outputs when no layer cares."""
+        if not any(n.layer._expects_training_arg for n in self._nodes):
+            return self.outputs, self.updates
+        before = {id(u) for u in self.updates}
+        outs = self.call(self._nested_inputs, training=training)
+        return to_list(outs), [u for u in self.updates if id(u) not in before]
 
     def _ensure_graph(self) -> None:
         if not self._is_graph_network:
@@ -83,10 +99,10 @@ class Model(Network):
                 ndim=rank, name=f"{name}_target", dtype=out.dtype.base_dtype))
             self.sample_weights.append(K.placeholder(ndim=1, name=f"{name}_sample_weights"))
 
-    def _total_loss(self, weights):
-        total = None
-        self._output_losses = []
-        for fn, out, target, sw, w in zip(self.loss_functions, self.outputs, self.targets,
+    def _total_loss(self, outputs, weights) -> tuple:
+        """(total loss, [each output's weighted mean loss]) of `outputs`."""
+        total, per_output = None, []
+        for fn, out, target, sw, w in zip(self.loss_functions, outputs, self.targets,
                                           self.sample_weights, weights):
             with get_default_graph().name_scope("loss"):
                 per_sample = fn(target, out)
@@ -94,21 +110,23 @@ class Model(Network):
                     per_sample = K.mean(per_sample, axis=-1)
                 nonzero = K.mean(math_ops.cast(math_ops.not_equal(sw, 0.0), K.floatx()))
                 value = K.mean(per_sample * sw) / K.maximum(nonzero, K.epsilon())
-            self._output_losses.append(value)
+            per_output.append(value)
             total = value * w if total is None else total + value * w
         for reg in self.losses:
             total = total + reg
-        return total
+        return total, per_output
 
-    def _build_metrics(self, metrics) -> None:
+    def _build_metrics(self, metrics, outputs, output_losses) -> list:
+        """The metric tensors of `outputs` (after the per-output losses of a multi-output
+        model); sets `metrics_names`."""
         per_output = _per_output(metrics or [], self.output_names, "metrics") \
             if isinstance(metrics, dict) else [metrics or []] * len(self.outputs)
         self.metrics_names = ["loss"]
-        self._metric_tensors = []
+        tensors = []
         if len(self.outputs) > 1:
             self.metrics_names += [f"{n}_loss" for n in self.output_names]
-            self._metric_tensors += self._output_losses
-        for out, name, target, fn_loss, wanted in zip(self.outputs, self.output_names,
+            tensors += output_losses
+        for out, name, target, fn_loss, wanted in zip(outputs, self.output_names,
                                                       self.targets, self.loss_functions,
                                                       per_output):
             for m in metrics_mod_list(wanted):
@@ -116,14 +134,15 @@ class Model(Network):
                 self.metrics_names.append(label if len(self.outputs) == 1 else
                                           f"{name}_{label}")
                 with get_default_graph().name_scope("metrics"):
-                    self._metric_tensors.append(K.mean(fn(target, out)))
+                    tensors.append(K.mean(fn(target, out)))
+        return tensors
 
     @property
     def train_op(self):
         if self._train_op is None:
             with get_default_graph().name_scope("training"):
                 updates = self.optimizer.get_updates(self.total_loss, self.trainable_weights)
-                self._train_op = group(*updates, *self.updates)
+                self._train_op = group(*updates, *self._train_updates)
         return self._train_op
 
     # -- running ----------------------------------------------------------------------------------
@@ -149,12 +168,12 @@ class Model(Network):
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
         xs, ys, ws = data_adapter.standardize(self, x, y, sample_weight)
-        out = self._run_batch([self.total_loss, *self._metric_tensors], xs, ys, ws, False)
+        out = self._run_batch(self._eval_fetches, xs, ys, ws, False)
         return out[0] if len(out) == 1 else out
 
     def predict_on_batch(self, x):
         xs = data_adapter.standardize_inputs(self, x)
-        out = K.get_session().run(self.outputs, self._feed(xs))
+        out = K.get_session().run(getattr(self, "_eval_outputs", self.outputs), self._feed(xs))
         return out[0] if len(out) == 1 else out
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
@@ -222,7 +241,7 @@ class Model(Network):
         return scores[0] if len(scores) == 1 else scores
 
     def _evaluate_batches(self, data) -> list:
-        fetches = [self.total_loss, *self._metric_tensors]
+        fetches = self._eval_fetches
         totals, count = np.zeros(len(fetches)), 0
         for xs, ys, ws in data.epoch():
             n = len(ys[0])
@@ -233,7 +252,8 @@ class Model(Network):
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         """The outputs for every example of `x`, concatenated over batches."""
         data = data_adapter.Batches(self, x, None, None, None, batch_size or 32, False, steps)
-        parts = [K.get_session().run(self.outputs, self._feed(xs)) for xs, _, _ in data.epoch()]
+        outputs = getattr(self, "_eval_outputs", self.outputs)
+        parts = [K.get_session().run(outputs, self._feed(xs)) for xs, _, _ in data.epoch()]
         outs = [np.concatenate([p[i] for p in parts]) for i in range(len(self.outputs))]
         return outs[0] if len(outs) == 1 else outs
 

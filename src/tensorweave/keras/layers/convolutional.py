@@ -56,6 +56,7 @@ class Conv1D(Conv2D):
         super().__init__(filters, (1, _pairs(kernel_size, 1)[0]), (1, _pairs(strides, 1)[0]),
                          padding, None, (1, _pairs(dilation_rate, 1)[0]), activation,
                          use_bias, **kwargs)
+        self.input_spec = None   # NOTE: 3-D inputs; the 2-D convolution sees them as 4-D
 
     def build(self, input_shape) -> None:
         shape = list(input_shape) if not hasattr(input_shape, "as_list") else \

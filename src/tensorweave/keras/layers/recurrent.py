@@ -5,12 +5,16 @@ Weights and math are Keras's: `kernel` [in, k*units], `recurrent_kernel` [units,
 `bias` [k*units]; LSTM gates in the order i, f, c, o with `unit_forget_bias` (the forget
 bias starts at one) and GRU's z, r, h (reset before the recurrent product, TF 1.x's
 `reset_after=False`); TF 1.15's defaults: `recurrent_activation="hard_sigmoid"`.
-`return_sequences`, `return_state` and `go_backwards` as Keras; masks are not supported.
+`return_sequences`, `return_state` and `go_backwards` as Keras. `dropout` and
+`recurrent_dropout` drop the same units of the inputs / the recurrent state at every step of a
+sequence in the training phase (one mask each, shared by the gates, where Keras may draw one
+per gate). Masks (`mask_zero`) are not supported.
 """
 
 from __future__ import annotations
 
 from tensorweave.keras import activations, initializers
+from tensorweave.keras import backend as K
 from tensorweave.keras.engine.base_layer import Layer, keras_layer
 from tensorweave.ops import array_ops, creation_ops, joining_ops, math_matmul_ops
 from tensorweave.ops.functional_ops import scan
@@ -35,6 +39,7 @@ class _Cell(Layer):
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias, self.unit_forget_bias = use_bias, unit_forget_bias
+        self.dropout, self.recurrent_dropout = float(dropout), float(recurrent_dropout)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.recurrent_initializer = initializers.get(recurrent_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
@@ -143,22 +148,38 @@ class RNN(Layer):
         batch = array_ops.shape(inputs)[0]
         sizes = self.cell.state_size if isinstance(self.cell.state_size, list) else \
             [self.cell.state_size]
+        dtype = inputs.dtype.base_dtype
         states = list(initial_state) if initial_state is not None else [
-            creation_ops.zeros(joining_ops.stack([batch, s]), dtype=inputs.dtype.base_dtype)
-            for s in sizes]
+            creation_ops.zeros(joining_ops.stack([batch, s]), dtype=dtype) for s in sizes]
         time_major = joining_ops.transpose(inputs, [1, 0, 2])
+        in_mask = _dropout_mask(inputs[:, 0, :], self.cell.dropout, training)
+        rec_mask = _dropout_mask(states[0], self.cell.recurrent_dropout, training)
 
         def step(carry, x):
-            out, new = self.cell.step(x, list(carry[1:]))
+            prev = list(carry[1:])
+            if in_mask is not None:
+                x = x * in_mask
+            if rec_mask is not None:
+                prev[0] = prev[0] * rec_mask
+            out, new = self.cell.step(x, prev)
             return (out, *new)
 
-        first = (creation_ops.zeros(joining_ops.stack([batch, self.cell.units]),
-                                 dtype=inputs.dtype.base_dtype), *states)
+        first = (creation_ops.zeros(joining_ops.stack([batch, self.cell.units]), dtype=dtype),
+                 *states)
         outs = scan(step, time_major, initializer=first, reverse=self.go_backwards)
         sequence = joining_ops.transpose(outs[0], [1, 0, 2])
         last = [o[-1] if not self.go_backwards else o[0] for o in outs]
         output = sequence if self.return_sequences else last[0]
         return [output, *last[1:]] if self.return_state else output
+
+
+def _dropout_mask(like, rate: float, training):
+    """A mask of ones with `rate` of its entries zeroed and the rest scaled by 1/(1-rate),
+    in the training phase (ones otherwise); None without dropout."""
+    if not rate or training is False:
+        return None
+    ones = creation_ops.ones_like(like)
+    return K.in_train_phase(lambda: K.dropout(ones, rate), ones, training=training)
 
 
 def _rnn_layer(cell_cls, default_recurrent="hard_sigmoid"):
@@ -177,7 +198,8 @@ def _rnn_layer(cell_cls, default_recurrent="hard_sigmoid"):
                             kernel_initializer=kernel_initializer,
                             recurrent_initializer=recurrent_initializer,
                             bias_initializer=bias_initializer,
-                            unit_forget_bias=unit_forget_bias, **cell_kwargs)
+                            unit_forget_bias=unit_forget_bias, dropout=dropout,
+                            recurrent_dropout=recurrent_dropout, **cell_kwargs)
             super().__init__(cell, return_sequences=return_sequences,
                              return_state=return_state, go_backwards=go_backwards, **kwargs)
             self.units = units
