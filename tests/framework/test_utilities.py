@@ -66,3 +66,14 @@ def test_noisy_linear_cosine_decay():
         draws = [sess.run(noisy) for _ in range(200)]
     cosine = 0.5 * (1 + np.cos(np.pi * 2 * 0.5 * 0.3))
     assert np.std(draws) == pytest.approx(0.1 * cosine * (1 / 31 ** 0.55) ** 0.5, rel=0.25)
+
+
+def test_container_scope_sets_stateful_ops_container():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with tf.container("experiment0"):
+            v = tf.Variable(3.0, name="v")
+        w = tf.Variable(4.0, name="w")
+        assert v.op.get_attr("container") in (b"experiment0", "experiment0")
+        assert w.op.get_attr("container") in (b"", "")
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(v + w) == 7.0

@@ -21,4 +21,9 @@ def init_scope():
         yield
 
 
-__all__ = ["executing_eagerly", "init_scope"]
+def container(container_name):
+    """TF1 `tf.container`: the default graph's `container(container_name)` context."""
+    return get_default_graph().container(container_name)
+
+
+__all__ = ["executing_eagerly", "init_scope", "container"]
