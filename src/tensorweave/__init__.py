@@ -104,6 +104,11 @@ from tensorweave.ops.stitch_ops import dynamic_partition, dynamic_stitch  # noqa
 from tensorweave.ops.sparse_ops import *  # noqa: E402, F403
 from tensorweave.ops.check_ops import *  # noqa: E402, F403
 from tensorweave.ops.string_ops import *  # noqa: E402, F403
+from tensorweave.ops.math_extra_ops import *  # noqa: E402, F403
+from tensorweave import bitwise  # noqa: E402
+from tensorweave import nest  # noqa: E402
+from tensorweave.framework.context import container, executing_eagerly, init_scope  # noqa: E402
+from tensorweave.framework.tensor_util import make_ndarray, make_tensor_proto  # noqa: E402
 from tensorweave.ops.logging_ops import print_v2 as print  # noqa: E402, A001
 from tensorweave import debugging  # noqa: E402
 from tensorweave.ops.special_ops import polygamma, zeta  # noqa: E402
