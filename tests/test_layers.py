@@ -30,6 +30,7 @@ LAYERS: list[set[str]] = [
     {"client"},
     {"training"},
     {"saved_model"},
+    {"tools"},
     {"serving"},
     # the public namespace: re-exports only
     {"", "compat", "contrib", "graph_util", "initializers", "io", "linalg", "math", "nn",
