@@ -200,7 +200,6 @@ def freeze_graph(output_node_names, input_graph=None, input_checkpoint=None,
     from tensorweave.saved_model import loader
     from tensorweave.training.graph_io import read_graph_def
     from tensorweave.training.meta_graph import import_meta_graph
-    from tensorweave.training.saver import Saver
 
     graph = Graph()
     with graph.as_default(), Session(graph=graph) as sess:
