@@ -4,6 +4,7 @@
     tensorweave inspect CKPT [--tensor NAME]
     tensorweave server [--cluster JSON --job NAME --task I]
     tensorweave cluster --ps N --workers M
+    tensorweave ops [--format pbtxt|json]
     tensorweave freeze --output_node_names OUT --output_graph F.pb (--input_saved_model_dir D | ...)
     tensorweave serve --model_name NAME --model_base_path DIR [--port P --rest_api_port R]
 
@@ -70,7 +71,7 @@ def command(name: str, help_text: str):
 
 def _load_commands() -> None:
     """Subcommands live in their own modules and register themselves on import."""
-    from tensorweave.cli import cluster, explain, freeze, inspect, serve, server  # noqa: F401
+    from tensorweave.cli import cluster, explain, freeze, inspect, ops, serve, server  # noqa: F401
 
 
 def _version() -> str:
