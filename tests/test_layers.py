@@ -31,6 +31,7 @@ LAYERS: list[set[str]] = [
     {"training"},
     {"testing"},
     {"saved_model"},
+    {"tools"},
     {"keras"},
     {"serving"},
     # the public namespace: re-exports only
