@@ -113,6 +113,11 @@ class Hosts:
             except subprocess.TimeoutExpired:
                 pass
         for ns in [*self.names, self.bridge_ns]:
+            for pid in _ip("netns", "pids", ns, check=False).stdout.split():
+                try:
+                    os.kill(int(pid), 9)   # NOTE: what ran there, started by us, not waited
+                except (OSError, ValueError):
+                    pass
             _ip("netns", "del", ns, check=False)
 
     def __enter__(self) -> Hosts:
