@@ -30,8 +30,8 @@ LAYERS: list[set[str]] = [
     {"client"},
     {"training"},
     # the public namespace: re-exports only
-    {"", "compat", "contrib", "graph_util", "initializers", "io", "linalg", "math", "nn",
-     "python_io", "queue", "random", "sparse", "strings", "test", "timeline", "train"},
+    {"", "compat", "contrib", "distribute", "graph_util", "initializers", "io", "linalg", "math",
+     "nn", "python_io", "queue", "random", "sparse", "strings", "test", "timeline", "train"},
     {"cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

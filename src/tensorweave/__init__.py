@@ -87,6 +87,7 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
     test, timeline, train,
 )
 from tensorweave import compat, data  # noqa: E402
+from tensorweave import distribute  # noqa: E402  (tf.distribute.cluster_resolver)
 
 compat.v1 = sys.modules[__name__]
 from tensorweave.data import gfile  # noqa: E402
