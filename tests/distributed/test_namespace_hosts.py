@@ -171,3 +171,47 @@ def _follow_failing(proc, on_line) -> list[str]:
         on_line(line)
     assert proc.wait(timeout=30) != 0, "\n".join(lines)
     return [line for line in lines if not line.startswith(("Traceback", " "))]
+
+
+RUN_TASK = str(ROOT / "examples" / "k8s" / "run_task.py")
+DEMO = str(ROOT / "examples" / "cnn_digits.py")
+EPOCHS = "3"
+
+
+def test_the_demo_trains_over_three_hosts_from_tf_config(hosts, tmp_path):
+    """examples/k8s/run_task.py as each pod runs it, TF_CONFIG per host: the demo's own cluster
+    client on each worker, then the launcher's evaluation; as accurate as one process."""
+    spec = _spec(hosts)
+
+    def task_env(job: str, index: int) -> dict:
+        return {**ENV, "TF_CONFIG": json.dumps({"cluster": spec,
+                                                "task": {"type": job, "index": index}})}
+
+    def start(host: int, job: str, index: int, *flags: str):
+        return hosts.run(host, [sys.executable, RUN_TASK, "--logdir", str(tmp_path / f"h{host}"),
+                                "--epochs", EPOCHS, *flags], env=task_env(job, index))
+
+    ps = start(0, "ps", 0)
+    assert ps.stdout.readline().startswith("target grpc://198.18.0.1:2222")
+    chief = start(1, "worker", 0)
+    other = start(2, "worker", 1, "--exit-when-done")
+    lines = []
+    for line in chief.stdout:
+        lines.append(line.rstrip())
+        if line.startswith("client done"):
+            break
+    assert lines[-1] == "client done: exit 0", "\n".join(lines)
+    assert other.wait(timeout=120) == 0, other.stdout.read()
+    evaluation = subprocess.run(
+        hosts.argv(1, [sys.executable, RUN_TASK, "--evaluate", "--logdir", str(tmp_path / "h1"),
+                       "--epochs", EPOCHS]),
+        env=task_env("worker", 0), capture_output=True, text=True, timeout=120)
+    assert evaluation.returncode == 0, evaluation.stdout + evaluation.stderr
+    cluster = float(re.search(r"test accuracy: ([\d.]+)", evaluation.stdout).group(1))
+    single = subprocess.run([sys.executable, DEMO, "--epochs", EPOCHS, "--no-progress",
+                             "--logdir", str(tmp_path / "single")],
+                            capture_output=True, text=True, env=ENV, timeout=120, cwd=tmp_path)
+    local = float(re.search(r"test accuracy: ([\d.]+)", single.stdout).group(1))
+    print(f"demo test accuracy: cluster of 3 namespace hosts {cluster:.3f}, one process "
+          f"{local:.3f}")
+    assert cluster >= local - 0.05 and cluster > 0.85, (cluster, local)
