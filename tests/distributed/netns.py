@@ -7,15 +7,17 @@ on host i (`ip netns exec`). Faults: `link_down(i)` takes host i's cable out (it
 bridge goes down: its peers hear nothing more), `drop(i)` makes host i drop every packet it
 sends (blackhole routes: connections stall instead of failing), `heal(i)` undoes both.
 
-Names are unique per run (the process id and a counter); `close()` ends the processes started
-here and deletes every namespace (their links go with them). `unavailable()` says why namespaces
-cannot be made here (no privilege, no `ip`), or None.
+Names are unique per run (`tw<pid>x<n>...`: the process id and a counter); `close()` ends the
+processes started there and deletes every namespace (their links go with them); a new `Hosts`
+first sweeps away those of runs whose process is gone (killed before it could clean up).
+`unavailable()` says why namespaces cannot be made here (no privilege, no `ip`), or None.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import subprocess
 
@@ -44,7 +46,8 @@ class Hosts:
     """`n` namespace hosts on one bridge. Use as a context manager (or call `close`)."""
 
     def __init__(self, n: int):
-        self.tag = f"tw{os.getpid() % 100000}x{next(_counter)}"
+        sweep_stale()
+        self.tag = f"tw{os.getpid()}x{next(_counter)}"
         self.bridge_ns = f"{self.tag}br"
         self.names = [f"{self.tag}h{i}" for i in range(n)]
         self.addresses = [f"{SUBNET_PREFIX}{i + 1}" for i in range(n)]
@@ -113,11 +116,7 @@ class Hosts:
             except subprocess.TimeoutExpired:
                 pass
         for ns in [*self.names, self.bridge_ns]:
-            for pid in _ip("netns", "pids", ns, check=False).stdout.split():
-                try:
-                    os.kill(int(pid), 9)   # NOTE: what ran there, started by us, not waited
-                except (OSError, ValueError):
-                    pass
+            _kill_all_in(ns)
             _ip("netns", "del", ns, check=False)
 
     def __enter__(self) -> Hosts:
@@ -127,8 +126,40 @@ class Hosts:
         self.close()
 
 
-def leftovers(tag_prefix: str = "tw") -> list[str]:
+def _namespaces() -> list[str]:
+    return [line.split()[0] for line in _ip("netns", "list", check=False).stdout.splitlines()
+            if line.strip()]
+
+
+def leftovers() -> list[str]:
     """Namespaces of this process's runs still present (for a test that checks cleanup)."""
-    out = _ip("netns", "list", check=False).stdout
-    mine = f"{tag_prefix}{os.getpid() % 100000}x"
-    return [line.split()[0] for line in out.splitlines() if line.startswith(mine)]
+    return [ns for ns in _namespaces() if ns.startswith(f"tw{os.getpid()}x")]
+
+
+def sweep_stale() -> None:
+    """Deletes the namespaces (and ends what runs there) of runs whose process is gone: one
+    killed before its cleanup ran."""
+    for ns in _namespaces():
+        m = re.fullmatch(r"tw(\d+)x\d+(?:h\d+|br)", ns)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        _kill_all_in(ns)
+        _ip("netns", "del", ns, check=False)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _kill_all_in(ns: str) -> None:
+    for pid in _ip("netns", "pids", ns, check=False).stdout.split():
+        try:
+            os.kill(int(pid), 9)   # NOTE: only what a run of these tests started there
+        except (OSError, ValueError):
+            pass

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -50,22 +51,22 @@ def _spec(h, host_of_task=(0, 1, 2)) -> dict:
     return {"ps": [addr[0]], "worker": [addr[1], addr[2]]}
 
 
-def _serve(h, spec: dict, host_of_task=(0, 1, 2)) -> list[subprocess.Popen]:
+def _serve(h, spec: dict, host_of_task=(0, 1, 2), env=None) -> list[subprocess.Popen]:
     procs = []
     for (job, task), host in zip(TASKS, host_of_task):
         p = h.run(host, [TOOL, "server", "--cluster", json.dumps(spec), "--job", job,
-                         "--task", str(task)], env=ENV)
+                         "--task", str(task)], env=env or ENV)
         line = p.stdout.readline()
         assert line.startswith("target grpc://"), line
         procs.append(p)
     return procs
 
 
-def _train(h, spec: dict, logdir, *, steps: int, retries: int = 0, pause: float = 0.0):
-    return h.run(1, [sys.executable, TRAIN, "--logdir", str(logdir),
-                                       "--cluster", json.dumps(spec), "--steps", str(steps),
-                                       "--retries", str(retries), "--step-pause", str(pause)],
-                 env=ENV)
+def _train(h, spec: dict, logdir, *, steps: int, retries: int = 0, pause: float = 0.0,
+           env=None):
+    return h.run(1, [sys.executable, TRAIN, "--logdir", str(logdir), "--cluster", json.dumps(spec),
+                     "--steps", str(steps), "--retries", str(retries), "--step-pause", str(pause)],
+                 env=env or ENV)
 
 
 def _local_accuracy(logdir, steps: int) -> float:
@@ -85,11 +86,11 @@ def _follow(proc, on_line, timeout_s: float = 60.0) -> list[str]:
     return lines
 
 
-def _faulted_run(h, tmp_path, fault) -> tuple[list[str], float]:
+def _faulted_run(h, tmp_path, fault, env=None) -> tuple[list[str], float]:
     """Trains 150 steps; `fault(h)` once step 50 is saved; heals when the error shows.
     Returns (lines, seconds from the fault to the error)."""
     spec = _spec(h)
-    _serve(h, spec)
+    _serve(h, spec, env=env)
     when: dict = {}
 
     def on_line(line):
@@ -100,8 +101,8 @@ def _faulted_run(h, tmp_path, fault) -> tuple[list[str], float]:
             when["error"] = time.monotonic()
             h.heal(2)
 
-    lines = _follow(_train(h, spec, tmp_path / "ckpt", steps=150, retries=1, pause=0.01),
-                    on_line)
+    lines = _follow(_train(h, spec, tmp_path / "ckpt", steps=150, retries=1, pause=0.01,
+                           env=env), on_line)
     assert "error" in when, "\n".join(lines)
     return lines, when["error"] - when["fault"]
 
@@ -131,6 +132,33 @@ def test_trains_over_three_hosts_to_the_single_process_accuracy(hosts, tmp_path)
 def test_a_link_taken_down_mid_training_fails_the_step_within_the_deadline(hosts, tmp_path):
     lines, detected = _faulted_run(hosts, tmp_path, lambda h: h.link_down(2))
     _check_recovered(lines, detected)
+
+
+def test_a_link_taken_down_under_tls_fails_over_grpc_within_the_deadline(hosts, tmp_path):
+    """With TLS the bulk sockets are off: every call and tensor takes gRPC, whose keepalive
+    pings find the silent peer."""
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is needed to make test certificates")
+    env = {**ENV, **_tls_env(tmp_path, hosts.addresses)}
+    lines, detected = _faulted_run(hosts, tmp_path, lambda h: h.link_down(2), env=env)
+    _check_recovered(lines, detected)
+    assert "Bulk transport" not in "\n".join(lines)
+
+
+def _tls_env(d, addresses) -> dict:
+    """A CA and one certificate for every host address (servers and clients alike)."""
+    def openssl(*args):
+        subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True, timeout=30)
+
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+            "-subj", "/CN=tw-test-ca")
+    (d / "san.ext").write_text("subjectAltName=" + ",".join(f"IP:{a}" for a in addresses) + "\n")
+    openssl("req", "-new", *ec, "-keyout", "task.key", "-out", "task.csr", "-subj", "/CN=task")
+    openssl("x509", "-req", "-in", "task.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "task.pem", "-days", "2", "-extfile", "san.ext")
+    return {"TENSORWEAVE_TLS_CERT": str(d / "task.pem"), "TENSORWEAVE_TLS_KEY": str(d / "task.key"),
+            "TENSORWEAVE_TLS_CA": str(d / "ca.pem")}
 
 
 def test_a_host_dropping_its_packets_fails_the_step_within_the_deadline(hosts, tmp_path):
