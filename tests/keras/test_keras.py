@@ -190,7 +190,6 @@ def test_bad_input_gets_keras_errors():
 
 # Symbols of the 17 public TF1 codebases (../shared/reference) not built yet, with the reason.
 NOT_YET = {
-    "keras.applications.inception_v3": "pretrained applications (weights are a download)",
     "keras.estimator.model_to_estimator": "needs tf.estimator (the training-loop issue)",
 }
 
@@ -225,3 +224,17 @@ def test_noise_layers_act_in_training_only():
     noisy = K.get_session().run(model.call(model.inputs[0], training=True),
                                 {model.inputs[0]: data})
     assert not np.allclose(noisy, data[..., None])
+
+
+def test_inception_v3_has_kerass_layout_and_parameter_count():
+    model = keras.applications.InceptionV3(weights=None)
+    assert model.count_params() == 23_851_784           # Keras's figure for the 1000-class top
+    names = [layer.name for layer in model.layers]
+    assert [n for n in names if n.startswith("mixed")][:3] == ["mixed0", "mixed1", "mixed2"]
+    assert names[-2:] == ["avg_pool", "predictions"] and "mixed10" in names
+    assert K.int_shape(model.output) == (None, 1000)
+    with pytest.raises(FileNotFoundError, match="does not download"):
+        keras.applications.InceptionV3(weights="imagenet", include_top=False)
+    small = keras.applications.InceptionV3(weights=None, include_top=False,
+                                           input_shape=(75, 75, 3), pooling="avg")
+    assert K.int_shape(small.output) == (None, 2048)

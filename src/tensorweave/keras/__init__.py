@@ -5,6 +5,7 @@ checkpoints (one implementation, not a second framework)."""
 
 from tensorweave.keras import (
     activations,
+    applications,
     backend,
     callbacks,
     constraints,
@@ -25,6 +26,6 @@ from tensorweave.keras.engine.training import Model
 
 __version__ = "2.2.4-tf"
 
-__all__ = ["Input", "Model", "Sequential", "activations", "backend", "callbacks",
+__all__ = ["Input", "Model", "Sequential", "activations", "applications", "backend", "callbacks",
            "constraints", "datasets", "initializers", "layers", "losses", "metrics", "models",
            "optimizers", "preprocessing", "regularizers", "utils"]
