@@ -238,3 +238,20 @@ def test_inception_v3_has_kerass_layout_and_parameter_count():
     small = keras.applications.InceptionV3(weights=None, include_top=False,
                                            input_shape=(75, 75, 3), pooling="avg")
     assert K.int_shape(small.output) == (None, 2048)
+
+
+def test_masks_from_embedding_hold_the_lstm_state_over_padding():
+    """An LSTM over [ids..., 0, 0] with mask_zero gives the output it gives over [ids...];
+    a masked mean ignores the padding too."""
+    ids = keras.Input(shape=(None,), dtype="int32")
+    embedded = keras.layers.Embedding(10, 4, mask_zero=True)(ids)
+    last = keras.layers.LSTM(3)(embedded)
+    mean = keras.layers.GlobalAveragePooling1D()(embedded)
+    model = keras.Model(ids, [last, mean])
+    short = np.array([[3, 5, 7]])
+    padded = np.array([[3, 5, 7, 0, 0]])
+    for got, want in zip(model.predict(padded), model.predict(short)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    unmasked = keras.Model(ids, keras.layers.LSTM(3)(keras.layers.Embedding(10, 4)(ids)))
+    a, b = unmasked.predict(padded), unmasked.predict(short)
+    assert not np.allclose(a, b)
