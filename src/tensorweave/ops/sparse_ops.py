@@ -419,6 +419,7 @@ def _sparse_pair(op_type):
                                    sp_b.indices, sp_b.values, sp_b.dense_shape, name=name)
         return SparseTensor(indices, values, sp_a.dense_shape)
 
+    fn.__name__ = f"sparse_{op_type[12:].lower()}"
     fn.__doc__ = (f"Element-wise {op_type[12:].lower()} of two SparseTensors of one shape (an "
                   f"absent entry counts as 0) ({op_type}).")
     return fn
