@@ -64,6 +64,14 @@ def test_reads_tf_partitioned_checkpoint_as_full_tensors():
                                                 ("layer/w", [5, 4])]
 
 
+def test_inspect_shows_the_full_variables_as_tf(capsys):
+    from tensorweave.cli.main import main
+
+    assert main(["inspect", TF_CKPT]) == 0
+    assert capsys.readouterr().out.splitlines()[:3] == [
+        "b (DT_FLOAT) [3]", "emb (DT_FLOAT) [10,3]", "layer/w (DT_DOUBLE) [5,4]"]
+
+
 def test_saver_writes_the_bytes_tf_writes(tmp_path):
     with tf.Graph().as_default(), tf.Session() as sess:
         _tf_graph()
@@ -376,3 +384,21 @@ def test_tf_restores_our_checkpoint_into_its_own_partitioning(tmp_path):
     np.testing.assert_array_equal(np.array(got["emb"], np.float32), VALUES["emb"])
     np.testing.assert_array_equal(np.array(got["layer/w"]), VALUES["layer/w"])
     assert got["list_variables"] == [["emb", [10, 3]], ["layer/w", [5, 4]]]
+
+
+def test_slots_of_parts_save_as_slices_of_the_full_slot(tmp_path):
+    """Adam's m/v of `emb/part_i` are parts of `emb/Adam`, `emb/Adam_1` (TF 2.21 lists the
+    same names for this program)."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        emb = tf.get_variable("emb", [10, 3], partitioner=tf.fixed_size_partitioner(4))
+        loss = tf.reduce_sum(tf.nn.embedding_lookup(emb, [1, 2, 7]))
+        step = tf.train.AdamOptimizer(0.1).minimize(loss)
+        sess.run(tf.global_variables_initializer())
+        sess.run(step)
+        path = tf.train.Saver().save(sess, str(tmp_path / "adam"))
+        m = np.concatenate(sess.run([v for v in tf.global_variables()
+                                     if v.op.name.endswith("/Adam")]))
+    assert tf.train.list_variables(path) == [
+        ("beta1_power", []), ("beta2_power", []), ("emb", [10, 3]), ("emb/Adam", [10, 3]),
+        ("emb/Adam_1", [10, 3])]
+    np.testing.assert_array_equal(tf.train.load_variable(path, "emb/Adam"), m)
