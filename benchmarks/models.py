@@ -6,6 +6,8 @@ timed steps after warm-up steps):
 - lstm_ptb_small_step_ms: a 2 x 200 LSTM language model, 20 steps, batch 20, vocabulary
   10,000, full softmax, gradient clipping, SGD (PTB-small's shapes);
 - cnn_infer_b1_ms: the demo-sized CNN's forward pass on one example (the serving case);
+- keras_fit_cnn_b64_step_ms: `model.fit` of a tf.keras digits CNN (examples/keras_digits.py's
+  model), per batch of 64, over three epochs after one warm-up epoch;
 - word2vec_nce_{10k,50k,200k}_ms: skip-gram with NCE (64 negatives) on a V x 128 embedding,
   batch 128, SGD: the step should not grow with V (sparse updates).
 `--only NAME[,NAME]` runs some of them (keys' prefixes).
@@ -40,6 +42,7 @@ def _timed(sess, fetches, feed, warmup: int, steps: int) -> float:
 
 
 def _fresh(build):
+    tf.keras.backend.clear_session()
     tf.reset_default_graph()
     tf.set_random_seed(0)
     return build()
@@ -143,10 +146,32 @@ def word2vec(vocab: int) -> float:
         return _timed(sess, train, feed, 5, 20)
 
 
+def keras_fit_cnn() -> float:
+    from sklearn.datasets import load_digits
+
+    x, y = load_digits(return_X_y=True)
+    x = (x / 16.0).astype(np.float32).reshape(-1, 8, 8, 1)[:1536]
+    y = y[:1536]
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([
+        layers.Conv2D(32, 3, padding="same", activation="relu", input_shape=(8, 8, 1)),
+        layers.BatchNormalization(), layers.MaxPooling2D(),
+        layers.Conv2D(64, 3, padding="same", activation="relu"), layers.MaxPooling2D(),
+        layers.Flatten(), layers.Dense(128, activation="relu"), layers.Dropout(0.3),
+        layers.Dense(10, activation="softmax")])
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.003),
+                  loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    model.fit(x, y, batch_size=64, epochs=1, verbose=0)
+    start = time.perf_counter()
+    model.fit(x, y, batch_size=64, epochs=3, verbose=0)
+    return round((time.perf_counter() - start) / (3 * len(x) // 64) * 1e3, 3)
+
+
 MODELS = {
     "resnet20_b128_step_ms": resnet20,
     "lstm_ptb_small_step_ms": lstm_ptb_small,
     "cnn_infer_b1_ms": cnn_infer_b1,
+    "keras_fit_cnn_b64_step_ms": keras_fit_cnn,
     **{f"word2vec_nce_{v // 1000}k_step_ms": (lambda v=v: word2vec(v))
        for v in (10_000, 50_000, 200_000)},
 }

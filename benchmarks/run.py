@@ -96,6 +96,8 @@ SUITES = [
          ("LSTM LM 2×200, 20 steps, b20, vocab 10k step", "lstm_ptb_small_step_ms",
           "lstm_ptb_small_step_ms", "≤ 1.0× TF"),
          ("demo CNN inference, batch 1", "cnn_infer_b1_ms", "cnn_infer_b1_ms", "≤ 1.0× TF"),
+         ("tf.keras model.fit, digits CNN, per batch of 64", "keras_fit_cnn_b64_step_ms",
+          "keras_fit_cnn_b64_step_ms", "≤ 1.0× TF"),
          ("word2vec NCE step, vocab 10k", "word2vec_nce_10k_step_ms",
           "word2vec_nce_10k_step_ms", "≤ 1.0× TF"),
          ("word2vec NCE step, vocab 50k", "word2vec_nce_50k_step_ms",

@@ -32,7 +32,7 @@ def _exists(dotted: str) -> bool:
 
 def test_the_not_yet_list_names_only_missing_things():
     names = _not_yet_names()
-    assert len(names) >= 10, names
+    assert len(names) >= 5, names  # the parse found the list
     landed = [n for n in names if _exists(n)]
     assert not landed, (f"README.md lists {landed} under 'Not yet' but they exist now: take "
                         "them off the list")

@@ -86,9 +86,12 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
     graph_util, initializers, io, linalg, math, nn, python_io, queue, random, sparse, strings,
     test, timeline, train,
 )
-from tensorweave import compat, data  # noqa: E402
+from tensorweave import app, compat, data, flags  # noqa: E402
+from tensorweave import tf_logging as logging  # noqa: E402
 
 compat.v1 = sys.modules[__name__]
+from tensorweave import image  # noqa: E402
+from tensorweave.ops.image_geometry import extract_image_patches  # noqa: E402
 from tensorweave.data import gfile  # noqa: E402
 from tensorweave.data.queues import (  # noqa: E402
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue,
@@ -99,13 +102,22 @@ from tensorweave.ops.linalg_ops import (  # noqa: E402
 )
 from tensorweave.ops.stitch_ops import dynamic_partition, dynamic_stitch  # noqa: E402
 from tensorweave.ops.sparse_ops import *  # noqa: E402, F403
+from tensorweave.ops.check_ops import *  # noqa: E402, F403
+from tensorweave.ops.string_ops import *  # noqa: E402, F403
+from tensorweave.ops.math_extra_ops import *  # noqa: E402, F403
+from tensorweave import bitwise  # noqa: E402
+from tensorweave import nest  # noqa: E402
+from tensorweave.framework.context import container, executing_eagerly, init_scope  # noqa: E402
+from tensorweave.framework.tensor_util import make_ndarray, make_tensor_proto  # noqa: E402
+from tensorweave.ops.logging_ops import print_v2 as print  # noqa: E402, A001
+from tensorweave import debugging  # noqa: E402
 from tensorweave.ops.special_ops import polygamma, zeta  # noqa: E402
 from tensorweave.ops.sequence_ops import reverse_sequence  # noqa: E402
 from tensorweave.ops.accumulator_ops import (  # noqa: E402
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
 )
 from tensorweave.data.readers import (  # noqa: E402
-    ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
+    FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
 )
 from tensorweave.data.example import (  # noqa: E402
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
@@ -115,6 +127,7 @@ from tensorweave.ops.parsing_ops import *  # noqa: E402, F403
 from tensorweave import contrib  # noqa: E402
 from tensorweave.monitoring import summary  # noqa: E402
 from tensorweave.training import layers, losses, metrics  # noqa: E402
+from tensorweave import keras  # noqa: E402
 from tensorweave.ops.io_ops import string_join  # noqa: E402
 from tensorweave.proto.meta_graph_pb2 import MetaGraphDef  # noqa: E402
 from tensorweave.training.meta_graph import export_meta_graph, import_meta_graph  # noqa: E402

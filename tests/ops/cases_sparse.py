@@ -74,3 +74,59 @@ CASES += [
 ]
 
 EXEMPT: dict = {}
+
+_I = np.array([[0, 1], [1, 0], [1, 2]], np.int64)
+_V = np.array([1.0, -2.0, 3.0], np.float32)
+_SH = np.array([2, 3], np.int64)
+
+
+def _dense(idx, val, shape):
+    out = np.zeros(tuple(shape), val.dtype)
+    out[tuple(idx.T)] = val
+    return out
+
+
+def _softmax_ref(idx, val, shape):
+    out = val.copy()
+    for row in np.unique(idx[:, 0]):
+        m = idx[:, 0] == row
+        e = np.exp(val[m] - val[m].max())
+        out[m] = e / e.sum()
+    return out
+
+
+CASES += [
+    OpCase("SparseReorder", lambda i, v, s: apply_op("SparseReorder", i, v, s),
+           [_I[::-1].copy(), _V[::-1].copy(), _SH], lambda i, v, s: [_I, _V]),
+    OpCase("SparseReduceSum", lambda i, v, s, a: apply_op("SparseReduceSum", i, v, s, a),
+           [_I, _V, _SH, np.array([1], np.int32)],
+           lambda i, v, s, a: _dense(i, v, s).sum(axis=1), exact_static_shape=False),
+    OpCase("SparseTensorDenseMatMul",
+           lambda i, v, s, b: apply_op("SparseTensorDenseMatMul", i, v, s, b),
+           [_I, _V, _SH, np.arange(12, dtype=np.float32).reshape(3, 4)],
+           lambda i, v, s, b: _dense(i, v, s) @ b, exact_static_shape=False),
+    OpCase("SparseAdd",
+           lambda i, v, s, j, w, t, th: apply_op("SparseAdd", i, v, s, j, w, t, th),
+           [_I, _V, _SH, _I[:1], np.array([5.0], np.float32), _SH, np.float32(0)],
+           lambda *a: [_I, np.array([6.0, -2.0, 3.0], np.float32), _SH],
+           exact_static_shape=False),
+    OpCase("SparseAddGrad", lambda g, a, b, s: apply_op("SparseAddGrad", g, a, b, s),
+           [np.array([1.0, 2.0, 3.0], np.float32), _I, _I[1:], _I],
+           lambda g, a, b, s: [g, g[1:]], exact_static_shape=False),
+    OpCase("SparseTensorDenseAdd",
+           lambda i, v, s, b: apply_op("SparseTensorDenseAdd", i, v, s, b),
+           [_I, _V, _SH, np.ones((2, 3), np.float32)],
+           lambda i, v, s, b: _dense(i, v, s) + b),
+    OpCase("SparseConcat",
+           lambda i, v, s: apply_op("SparseConcat", [i, i], [v, v], [s, s], concat_dim=0),
+           [_I, _V, _SH],
+           lambda i, v, s: [np.concatenate([i, i + [2, 0]]), np.concatenate([v, v]),
+                            np.array([4, 3], np.int64)], exact_static_shape=False),
+    OpCase("SparseSlice",
+           lambda i, v, s, b, z: apply_op("SparseSlice", i, v, s, b, z),
+           [_I, _V, _SH, np.array([1, 0], np.int64), np.array([1, 2], np.int64)],
+           lambda *a: [np.array([[0, 0]], np.int64), np.array([-2.0], np.float32),
+                       np.array([1, 2], np.int64)], exact_static_shape=False),
+    OpCase("SparseSoftmax", lambda i, v, s: apply_op("SparseSoftmax", i, v, s),
+           [_I, _V, _SH], _softmax_ref),
+]

@@ -235,7 +235,7 @@ def test_safe_embedding_lookup_sparse_matches_tensorflow(combiner):
 @pytest.mark.parametrize("op_name", ["sparse_segment_sum", "sparse_segment_mean",
                                      "sparse_segment_sqrt_n"])
 def test_sparse_segment_gradients_match_finite_differences(op_name):
-    from tensorweave.autodiff.checker import compute_gradient_error
+    from tensorweave.client.gradient_checker import compute_gradient_error
 
     data = np.random.default_rng(1).normal(size=(5, 3))
     with tf.Graph().as_default(), tf.Session():

@@ -1,6 +1,6 @@
 """Checkpoint I/O ops (TF's io_ops.cc): `SaveV2`, `RestoreV2`, `MergeV2Checkpoints`,
-`ShardedFilename`, `ShardedFilespec`, `StringJoin` and `StaticRegexFullMatch`, which a sharded
-Saver's graph uses.
+`ShardedFilename`, `ShardedFilespec` and `StringJoin`, which a sharded Saver's graph uses (with
+`StaticRegexFullMatch`, a string op).
 
 Op types, inputs, attrs and defaults are TensorFlow's, so the save/restore subgraph of a meta
 graph written by TensorFlow runs here and ours runs there. Kernels:
@@ -81,9 +81,6 @@ register_op("ShardedFilespec", inputs=["basename: string", "num_shards: int32"],
             outputs=["filename: string"], shape_fn=_sharded_filename_shape)
 register_op("StringJoin", inputs=["inputs: N * string"], outputs=["output: string"],
             attrs=["N: int >= 0", "separator: string = ''"], shape_fn=_string_join_shape)
-# NOTE: TF's sharded Saver picks its temporary shard name with StaticRegexFullMatch (s3 paths).
-register_op("StaticRegexFullMatch", inputs=["input: string"], outputs=["output: bool"],
-            attrs=["pattern: string"], shape_fn=lambda ctx: ctx.input_shape(0))
 
 
 # -- Python wrappers (TF's gen_io_ops) -------------------------------------------------------

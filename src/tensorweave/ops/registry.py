@@ -257,6 +257,9 @@ def parse_attr(spec: str) -> AttrSpec:
     elif typ.startswith("list(") and typ[5:-1] in _TYPE_SETS:
         allowed = tuple(_dtype_from_spec(w) for w in _TYPE_SETS[typ[5:-1]].split())
         typ = "list(type)"
+    elif typ.startswith("list({"):     # list({float, int32}): a type list from a set
+        allowed = _parse_allowed(typ[5:-1])[1]
+        typ = "list(type)"
     value = NO_DEFAULT if default is None else parse_default(default, typ)
     return AttrSpec(name, typ, value, allowed, minimum)
 

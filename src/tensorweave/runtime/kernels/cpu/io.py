@@ -1,5 +1,5 @@
 """CPU kernels for checkpoint I/O ops: SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename,
-ShardedFilespec, StringJoin, StaticRegexFullMatch.
+ShardedFilespec, StringJoin.
 
 Files are written atomically by `training/checkpoint/bundle.py` (temporary names, then
 renames), so a failing or interrupted SaveV2 leaves any previous checkpoint at the prefix
@@ -9,7 +9,6 @@ intact. Reading checks every checksum; missing names are reported all at once.
 from __future__ import annotations
 
 import difflib
-import re
 
 import numpy as np
 
@@ -182,17 +181,5 @@ def _string_join(node):
         out = np.empty(len(cols[0]), dtype=object)
         out[:] = [sep.join(_as_bytes(v) for v in row) for row in zip(*cols)]
         return out.reshape(shape)
-
-    return run
-
-
-@register_kernel("StaticRegexFullMatch")
-def _static_regex_full_match(node):
-    pattern = re.compile(_text(node.attr("pattern")))
-
-    def run(value):
-        arr = np.asarray(value, dtype=object)
-        flat = [pattern.fullmatch(_text(v)) is not None for v in arr.reshape(-1).tolist()]
-        return np.array(flat, dtype=bool).reshape(arr.shape)
 
     return run

@@ -202,3 +202,215 @@ def _sparse_fill_empty_rows_grad(node):
         return d_values, grad_values[~used].sum(dtype=grad_values.dtype)
 
     return run
+
+
+# -- reorder, reduce, matmul, add, concat, slice, softmax -----------------------------------
+def _sp(indices, values, shape):
+    indices = np.asarray(indices, np.int64)
+    shape = np.asarray(shape, np.int64)
+    return indices.reshape(-1, shape.size), np.asarray(values), shape
+
+
+def _row_major(indices, shape) -> np.ndarray:
+    """The stable order that sorts `indices` lexicographically (row-major)."""
+    if indices.shape[0] == 0 or shape.size == 0:
+        return np.arange(indices.shape[0])
+    return np.lexsort(indices.T[::-1])
+
+
+@register_kernel("SparseReorder")
+def _sparse_reorder(node):
+    def run(indices, values, shape):
+        indices, values, shape = _sp(indices, values, shape)
+        order = _row_major(indices, shape)
+        return indices[order], values[order]
+
+    return run
+
+
+def _densify(indices, values, shape, dtype=None):
+    out = np.zeros(tuple(shape), dtype or values.dtype)
+    if indices.shape[0]:
+        np.add.at(out, tuple(indices.T), values)
+    return out
+
+
+@register_kernel("SparseReduceSum")
+def _sparse_reduce_sum(node):
+    keep = bool(node.attr("keep_dims"))
+
+    def run(indices, values, shape, axes):
+        indices, values, shape = _sp(indices, values, shape)
+        rank = shape.size
+        axes = [int(a) for a in np.asarray(axes).reshape(-1)] or list(range(rank))
+        for a in axes:
+            if not -rank <= a < rank:
+                raise invalid(f"Invalid reduction dimension {a}, for input with {rank} "
+                              f"dimensions.")
+        dense = _densify(indices, values, shape)
+        return np.sum(dense, axis=tuple(a % rank for a in axes), keepdims=keep).astype(
+            values.dtype)
+
+    return run
+
+
+@register_kernel("SparseTensorDenseMatMul")
+def _sparse_dense_matmul(node):
+    adj_a, adj_b = bool(node.attr("adjoint_a")), bool(node.attr("adjoint_b"))
+
+    def run(indices, values, shape, b):
+        indices, values, shape = _sp(indices, values, shape)
+        b = np.asarray(b)
+        if shape.size != 2 or b.ndim != 2:
+            raise invalid(f"Tensor 'a_shape' is not a vector of length 2 or b is not a matrix: "
+                          f"{list(shape)} vs {list(b.shape)}")
+        rows, cols = (indices[:, 1], indices[:, 0]) if adj_a else (indices[:, 0], indices[:, 1])
+        out_rows, inner = (shape[1], shape[0]) if adj_a else (shape[0], shape[1])
+        bm = b.conj().T if adj_b else b
+        if bm.shape[0] != inner:
+            raise invalid(f"Cannot multiply A and B because inner dimension does not match: "
+                          f"{inner} vs. {bm.shape[0]}.  Did you forget a transpose?  "
+                          f"Dimensions of A: [{shape[0]}, {shape[1]}).  Dimensions of B: "
+                          f"{list(b.shape)}")
+        bad = (cols < 0) | (cols >= inner) | (rows < 0) | (rows >= out_rows)
+        if bad.any():
+            raise invalid(f"k ({int(cols[np.argmax(bad)])}) from index["
+                          f"{int(np.argmax(bad))},1] out of bounds (>={inner})")
+        vals = values.conj() if adj_a else values
+        out = np.zeros((int(out_rows), bm.shape[1]), np.result_type(values, b))
+        np.add.at(out, rows, vals[:, None] * bm[cols])
+        return out
+
+    return run
+
+
+def _add_sparse(a_idx, a_val, a_shape, b_idx, b_val, b_shape, thresh):
+    if not np.array_equal(a_shape, b_shape):
+        raise invalid(f"Operands do not have the same ranks; got shapes: {list(a_shape)} and "
+                      f"{list(b_shape)}")
+    both = np.concatenate([a_idx, b_idx])
+    vals = np.concatenate([a_val, b_val])
+    if both.shape[0] == 0:
+        return both, vals, a_shape
+    uniq, inverse = np.unique(both, axis=0, return_inverse=True)
+    sums = np.zeros(uniq.shape[0], np.result_type(a_val, b_val))
+    np.add.at(sums, inverse.reshape(-1), vals)
+    keep = np.abs(sums) >= thresh
+    # NOTE: TF keeps an entry present in only one operand whatever the threshold
+    counts = np.bincount(inverse.reshape(-1), minlength=uniq.shape[0])
+    keep |= counts == 1
+    return uniq[keep], sums[keep].astype(a_val.dtype), a_shape
+
+
+@register_kernel("SparseAdd")
+def _sparse_add(node):
+    def run(a_idx, a_val, a_shape, b_idx, b_val, b_shape, thresh):
+        a_idx, a_val, a_shape = _sp(a_idx, a_val, a_shape)
+        b_idx, b_val, b_shape = _sp(b_idx, b_val, b_shape)
+        return _add_sparse(a_idx, a_val, a_shape, b_idx, b_val, b_shape, thresh)
+
+    return run
+
+
+@register_kernel("SparseAddGrad")
+def _sparse_add_grad(node):
+    def run(grad, a_idx, b_idx, sum_idx):
+        grad, sum_idx = np.asarray(grad), np.asarray(sum_idx, np.int64)
+        where = {tuple(r): i for i, r in enumerate(sum_idx.tolist())}
+
+        def pick(idx):
+            idx = np.asarray(idx, np.int64)
+            out = np.zeros(idx.shape[0], grad.dtype)
+            for i, r in enumerate(idx.tolist()):
+                j = where.get(tuple(r))
+                if j is not None:
+                    out[i] = grad[j]
+            return out
+
+        return pick(a_idx), pick(b_idx)
+
+    return run
+
+
+@register_kernel("SparseTensorDenseAdd")
+def _sparse_dense_add(node):
+    def run(indices, values, shape, b):
+        indices, values, shape = _sp(indices, values, shape)
+        b = np.asarray(b)
+        if tuple(shape) != b.shape:
+            raise invalid(f"Dimensions [0,{shape.size}) of indices[shape="
+                          f"{list(indices.shape)}] = {list(shape)} must match dims of "
+                          f"b[shape={list(b.shape)}]")
+        out = b.copy()
+        if indices.shape[0]:
+            np.add.at(out, tuple(indices.T), values)
+        return out
+
+    return run
+
+
+@register_kernel("SparseConcat")
+def _sparse_concat(node):
+    n, axis = node.attr("N"), int(node.attr("concat_dim"))
+
+    def run(*args):
+        parts = [_sp(args[i], args[n + i], args[2 * n + i]) for i in range(n)]
+        rank = parts[0][2].size
+        ax = axis % rank if -rank <= axis < rank else None
+        if ax is None:
+            raise invalid(f"Concat dimension must be in range [{-rank}, {rank}), got {axis}")
+        for _, _, shape in parts[1:]:
+            same = np.delete(shape, ax) == np.delete(parts[0][2], ax)
+            if shape.size != rank or not same.all():
+                raise invalid(f"Input shapes must match: got {list(parts[0][2])} and "
+                              f"{list(shape)} for non-concat dimensions")
+        offset, all_idx, all_val = 0, [], []
+        for idx, val, shape in parts:
+            shifted = idx.copy()
+            shifted[:, ax] += offset
+            all_idx.append(shifted)
+            all_val.append(val)
+            offset += int(shape[ax])
+        indices, values = np.concatenate(all_idx), np.concatenate(all_val)
+        out_shape = parts[0][2].copy()
+        out_shape[ax] = offset
+        order = _row_major(indices, out_shape)
+        return indices[order], values[order], out_shape
+
+    return run
+
+
+@register_kernel("SparseSlice")
+def _sparse_slice(node):
+    def run(indices, values, shape, start, size):
+        indices, values, shape = _sp(indices, values, shape)
+        start, size = np.asarray(start, np.int64), np.asarray(size, np.int64)
+        if start.size != shape.size or size.size != shape.size:
+            raise invalid(f"Expected start and size to have {shape.size} elements: got "
+                          f"{start.size} and {size.size}")
+        end = np.minimum(start + size, shape)
+        inside = np.all((indices >= start) & (indices < end), axis=1)
+        out_shape = np.maximum(end - start, 0)
+        return (indices[inside] - start).astype(np.int64), values[inside], out_shape
+
+    return run
+
+
+@register_kernel("SparseSoftmax")
+def _sparse_softmax(node):
+    def run(indices, values, shape):
+        indices, values, shape = _sp(indices, values, shape)
+        if shape.size < 2:
+            raise invalid(f"Input should have rank >= 2, but received shape: {list(shape)}")
+        out = np.empty_like(values)
+        rows = [tuple(r) for r in indices[:, :-1].tolist()]
+        groups: dict = {}
+        for i, r in enumerate(rows):
+            groups.setdefault(r, []).append(i)
+        for members in groups.values():
+            v = values[members].astype(np.float64)
+            e = np.exp(v - v.max())
+            out[members] = (e / e.sum()).astype(values.dtype)
+        return out
+
+    return run
