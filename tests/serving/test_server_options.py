@@ -12,7 +12,7 @@ from tensorweave.proto import convert
 from tensorweave.proto import serving_apis_pb2 as apis
 from tensorweave.serving import wire
 from tensorweave.serving.batching import BatchingOptions
-from tensorweave.serving.server import ModelServer, BoundedRunner
+from tensorweave.serving.server import BoundedRunner, ModelServer
 from tests.serving.conftest import EXPECTED, Rest
 
 X = EXPECTED["x"].tolist()
