@@ -55,7 +55,20 @@ def test_status_and_metadata(rest):
         "dim": [{"size": "-1"}, {"size": "3"}]}}
 
 
-def test_string_outputs_and_b64(rest):
+def test_b64_inputs_and_string_outputs(rest):
+    from tensorweave.proto import example_pb2
+
+    examples = []
+    for row in EXPECTED["x"]:
+        ex = example_pb2.Example()
+        ex.features.feature["x"].float_list.value.extend(row)
+        examples.append({"b64": base64.b64encode(ex.SerializeToString()).decode()})
+    status, body = rest.call("/v1/models/m:predict",
+                             {"signature_name": "classify", "instances": examples})
+    assert status == 200, body
+    assert body["predictions"][1]["classes"] == ["a", "b", "c", "d"]
+    np.testing.assert_allclose([p["scores"] for p in body["predictions"]], EXPECTED["scores"],
+                               atol=1e-5)
     status, body = rest.call("/v1/models/m:predict",
                              {"signature_name": "classify",
                               "instances": [{"b64": base64.b64encode(b"\x00bad").decode()}]})

@@ -13,6 +13,7 @@ from tensorweave.proto import serving_apis_pb2 as apis
 from tensorweave.serving import wire
 from tensorweave.serving.batching import BatchingOptions
 from tensorweave.serving.server import BoundedRunner, ModelServer
+from tests.distributed.test_security import certs  # noqa: F401  (the certificates fixture)
 from tests.serving.conftest import EXPECTED, Rest
 
 X = EXPECTED["x"].tolist()
@@ -85,3 +86,31 @@ def test_requests_beyond_max_inflight_are_unavailable():
     gate.set()
     t.join(30)
     assert bounded(None, None, {}, ()) == {}
+
+
+def test_tls_on_both_apis(base_path, certs):
+    import json
+    import ssl
+    import urllib.request
+
+    server = ModelServer("m", str(base_path), port=0, rest_api_port=0,
+                         tls={"cert": certs["server_pem"], "key": certs["server_key"]})
+    server.start()
+    try:
+        ctx = ssl.create_default_context(cafile=certs["ca_pem"])
+        req = urllib.request.Request(f"https://127.0.0.1:{server.rest_api_port}/v1/models/m")
+        with urllib.request.urlopen(req, context=ctx, timeout=30) as r:
+            assert json.loads(r.read())["model_version_status"][0]["state"] == "AVAILABLE"
+        with open(certs["ca_pem"], "rb") as f:
+            creds = grpc.ssl_channel_credentials(root_certificates=f.read())
+        channel = grpc.secure_channel(f"127.0.0.1:{server.port}", creds)
+        status = wire.ModelStub(channel).GetModelStatus(
+            apis.GetModelStatusRequest(model_spec=apis.ModelSpec(name="m")), timeout=30)
+        assert status.model_version_status[0].state == 30
+        channel.close()
+        with pytest.raises(grpc.RpcError):   # plain text is refused
+            plain = grpc.insecure_channel(f"127.0.0.1:{server.port}")
+            wire.ModelStub(plain).GetModelStatus(apis.GetModelStatusRequest(
+                model_spec=apis.ModelSpec(name="m")), timeout=5)
+    finally:
+        server.stop()
