@@ -13,7 +13,7 @@ from tensorweave.proto import serving_apis_pb2 as apis
 from tensorweave.serving import wire
 from tensorweave.serving.batching import BatchingOptions
 from tensorweave.serving.server import BoundedRunner, ModelServer
-from tests.distributed.test_security import certs  # noqa: F401  (the certificates fixture)
+from tests.distributed.test_security import certs  # noqa: F401, F811  (the certificates fixture)
 from tests.serving.conftest import EXPECTED, Rest
 
 X = EXPECTED["x"].tolist()
@@ -88,7 +88,7 @@ def test_requests_beyond_max_inflight_are_unavailable():
     assert bounded(None, None, {}, ()) == {}
 
 
-def test_tls_on_both_apis(base_path, certs):
+def test_tls_on_both_apis(base_path, certs):  # noqa: F811
     import json
     import ssl
     import urllib.request
