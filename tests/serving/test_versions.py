@@ -157,3 +157,16 @@ def test_no_request_fails_while_versions_swap(tmp_path):
             t.join(30)
         server.stop()
     assert not failures and {3.0, 6.0, 9.0} <= seen
+
+
+def test_a_model_with_no_version_yet_is_not_found_until_one_appears(tmp_path):
+    versions = ModelVersions("m", str(tmp_path))
+    versions.poll()
+    with pytest.raises(errors.NotFoundError, match="Could not find any versions of model m"):
+        versions.statuses()
+    with pytest.raises(errors.NotFoundError, match=r"Latest\(m\)"):
+        _y(versions)
+    export_scaled(tmp_path / "7", 1.0)
+    versions.poll()
+    assert _y(versions) == (7, 3.0)
+    versions.stop()
