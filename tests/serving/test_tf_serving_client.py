@@ -19,6 +19,17 @@ pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]
 
 
 @pytest.fixture
+def tf_serving_peer(tf_peer):
+    """The TF peer's Python, with TF Serving's client (`tensorflow-serving-api`)."""
+    done = subprocess.run([tf_peer, "-c", "import tensorflow_serving.apis.predict_pb2"],
+                          capture_output=True, timeout=300)
+    if done.returncode != 0:
+        pytest.skip("tensorflow-serving-api is not installed in the TF peer "
+                    "(~/.cache/tensorweave-tf-peer/bin/pip install tensorflow-serving-api)")
+    return tf_peer
+
+
+@pytest.fixture
 def served(tmp_path):
     """A `tensorweave serve` process over tmp_path/models (TF's model as version 1)."""
     base = tmp_path / "models"
@@ -44,7 +55,8 @@ def _tf_client(tf_peer, target, inputs_path):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_tf_serving_client_and_http_get_tensorflow_numbers(served, tf_peer, tmp_path):
+def test_tf_serving_client_and_http_get_tensorflow_numbers(served, tf_serving_peer, tmp_path):
+    tf_peer = tf_serving_peer
     base, target, rest_port = served
     np.savez(tmp_path / "in.npz", x=EXPECTED["x"])
     got = _tf_client(tf_peer, target, tmp_path / "in.npz")
@@ -60,7 +72,8 @@ def test_tf_serving_client_and_http_get_tensorflow_numbers(served, tf_peer, tmp_
                                atol=1e-5)
 
 
-def test_our_export_served_to_the_tf_client_equals_tensorflow(served, tf_peer, tmp_path):
+def test_our_export_served_to_the_tf_client_equals_tensorflow(served, tf_serving_peer, tmp_path):
+    tf_peer = tf_serving_peer
     base, target, rest_port = served
     export_scaled(tmp_path / "staging", 0.5)
     np.savez(tmp_path / "in.npz", x=EXPECTED["x"])
