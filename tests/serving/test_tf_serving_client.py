@@ -62,6 +62,7 @@ def test_tf_serving_client_and_http_get_tensorflow_numbers(served, tf_serving_pe
     got = _tf_client(tf_peer, target, tmp_path / "in.npz")
     np.testing.assert_allclose(got["predict"]["probs"], EXPECTED["probs"], atol=1e-5)
     np.testing.assert_allclose(got["classify"], EXPECTED["scores"], atol=1e-5)
+    np.testing.assert_allclose(got["multi_regress"], EXPECTED["regress"][:, 0], atol=1e-5)
     assert got["version"] == 1 and got["status"] == [[1, 30]]
     assert got["signatures"] == ["asset", "classify", "regress", "serving_default"]
     assert got["unknown_model"][0] == "NOT_FOUND"
