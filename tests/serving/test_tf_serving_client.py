@@ -95,3 +95,25 @@ def test_our_export_served_to_the_tf_client_equals_tensorflow(served, tf_serving
     got = _tf_client(tf_peer, target, tmp_path / "in.npz")
     assert got["version"] == 2 and [1, 50] in got["status"]
     np.testing.assert_allclose(got["predict"]["y"], want, atol=1e-5)
+
+
+def test_our_messages_have_tf_servings_field_numbers(tf_serving_peer):
+    from tensorweave.proto import serving_apis_pb2
+
+    done = subprocess.run([tf_serving_peer, os.path.join(HERE, "tf_serving_descriptors.py")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    ours = serving_apis_pb2.DESCRIPTOR.message_types_by_name
+    compared = 0
+    for name, d in ours.items():
+        if name == "StatusProto":
+            continue   # ours declares error_code as int32 (same varint as TF's enum)
+        mine = {f.name: [f.number, f.type, f.is_repeated] for f in d.fields}
+        for field, number, kind, repeated in theirs[name]:
+            if field in mine:
+                assert mine[field] == [number, kind, repeated], (name, field)
+                compared += 1
+            else:   # fields of TF Serving's we leave out: newer, LLM-serving options
+                assert name == "PredictRequest" and number >= 5, (name, field)
+    assert compared >= 40
