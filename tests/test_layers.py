@@ -35,7 +35,7 @@ LAYERS: list[set[str]] = [
     {"keras"},
     {"serving"},
     # the public namespace: re-exports only
-    {"", "app", "bitwise", "compat", "contrib", "debugging", "flags", "graph_util", "image",
+    {"", "app", "bitwise", "compat", "contrib", "debugging", "distribute", "flags", "graph_util", "image",
      "initializers", "io", "linalg", "math", "nest", "nn", "python_io", "queue", "random",
      "sparse", "strings", "test", "timeline", "train"},
     {"cli"},

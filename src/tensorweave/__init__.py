@@ -88,6 +88,7 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
 )
 from tensorweave import app, compat, data, flags  # noqa: E402
 from tensorweave import tf_logging as logging  # noqa: E402
+from tensorweave import distribute  # noqa: E402  (tf.distribute.cluster_resolver)
 
 compat.v1 = sys.modules[__name__]
 from tensorweave import image  # noqa: E402

@@ -136,3 +136,19 @@ def test_verify_tensor_all_finite_and_add_check_numerics_ops():
         assert sess.run([z, check], {x: [4.0, 1.0]})[0].tolist() == [2.0, 1.0]
         with pytest.raises(tf.errors.InvalidArgumentError, match="root:0"):
             sess.run([z, check], {x: [-1.0, 1.0]})
+
+
+def test_iterable_and_float_dtype_checks():
+    with tf.Graph().as_default():
+        tf.assert_proper_iterable([1, 2])
+        for bad in (tf.constant([1]), np.array([1]), "ab"):
+            with pytest.raises(TypeError, match="proper"):
+                tf.assert_proper_iterable(bad)
+        a, b = tf.zeros([2]), tf.zeros([3])
+        assert tf.assert_same_float_dtype([a, b]) == tf.float32
+        assert tf.assert_same_float_dtype() == tf.float32
+        with pytest.raises(ValueError, match="expected type"):
+            tf.assert_same_float_dtype([a, tf.zeros([1], tf.float64)])
+        with pytest.raises(ValueError, match="floating"):
+            tf.assert_same_float_dtype([tf.zeros([1], tf.int32)])
+        assert tf.debugging.assert_all_finite(a, "bad").op.type == "Identity"

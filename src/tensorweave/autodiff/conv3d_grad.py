@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from tensorweave.autodiff.registry import NotDifferentiable, RegisterGradient
+from tensorweave.autodiff.registry import RegisterGradient
 from tensorweave.ops.apply import apply_op
 
 _CONV = ("strides", "padding", "data_format", "dilations")
@@ -55,7 +55,8 @@ def _avg_pool3d_grad(op, grad):
                     **_attrs(op, _POOL))
 
 
-NotDifferentiable("MaxPool3DGrad")
+# NOTE: MaxPool3DGrad has no gradient here (TF's needs MaxPool3DGradGrad): a second-order
+# gradient through max_pool3d raises LookupError naming the op instead of returning None.
 
 
 @RegisterGradient("AvgPool3DGrad")

@@ -10,8 +10,8 @@ from tensorweave.training.meta_graph import op_def_to_proto
 
 
 def op_list(include_internal: bool = True) -> op_def_pb2.OpList:
-    """Every registered op type, sorted by name (`_`-prefixed internal ops unless excluded).
-    Op types register on import: import `tensorweave` first for all of them."""
+    """Every registered op type, sorted by name (`_`-prefixed internal ops unless excluded)."""
+    from tensorweave import ops  # noqa: F401  (registers every op type)
     from tensorweave.ops.registry import OPS
 
     names = [n for n in sorted(OPS.names()) if include_internal or not n.startswith("_")]

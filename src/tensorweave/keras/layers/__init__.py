@@ -28,6 +28,23 @@ from tensorweave.keras.layers.convolutional import (
     ZeroPadding1D,
     ZeroPadding2D,
 )
+from tensorweave.keras.layers.convolutional3d import (
+    AveragePooling3D,
+    AvgPool3D,
+    Conv3D,
+    Conv3DTranspose,
+    Convolution3D,
+    Cropping1D,
+    Cropping3D,
+    GlobalAveragePooling3D,
+    GlobalAvgPool3D,
+    GlobalMaxPool3D,
+    GlobalMaxPooling3D,
+    MaxPool3D,
+    MaxPooling3D,
+    UpSampling3D,
+    ZeroPadding3D,
+)
 from tensorweave.keras.layers.core import (
     Activation,
     ActivityRegularization,

@@ -19,6 +19,8 @@ class _TrainingOnly(Layer):
 class GaussianNoise(_TrainingOnly):
     """inputs + N(0, stddev^2) noise."""
 
+    _supports_masking = True
+
     def __init__(self, stddev, **kwargs):
         super().__init__(**kwargs)
         self.stddev = float(stddev)
@@ -31,6 +33,8 @@ class GaussianNoise(_TrainingOnly):
 @keras_layer
 class GaussianDropout(_TrainingOnly):
     """inputs * N(1, rate / (1 - rate)) noise."""
+
+    _supports_masking = True
 
     def __init__(self, rate, **kwargs):
         super().__init__(**kwargs)
@@ -45,6 +49,8 @@ class GaussianDropout(_TrainingOnly):
 @keras_layer
 class AlphaDropout(_TrainingOnly):
     """Dropout that keeps SELU's mean and variance (dropped units go to -alpha')."""
+
+    _supports_masking = True
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
@@ -79,6 +85,8 @@ class _SpatialDropout(Layer):
 @keras_layer
 class SpatialDropout1D(_SpatialDropout):
     """Drops whole feature channels of (batch, steps, channels) inputs."""
+
+    _supports_masking = True
 
 
 @keras_layer
