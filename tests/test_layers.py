@@ -35,8 +35,8 @@ LAYERS: list[set[str]] = [
     {"keras"},
     {"serving"},
     # the public namespace: re-exports only
-    {"", "app", "bitwise", "compat", "contrib", "debugging", "distribute", "flags", "graph_util", "image",
-     "initializers", "io", "linalg", "math", "nest", "nn", "python_io", "queue", "random",
+    {"", "app", "bitwise", "compat", "contrib", "debugging", "distribute", "flags", "graph_util",
+     "image", "initializers", "io", "linalg", "math", "nest", "nn", "python_io", "queue", "random",
      "sparse", "strings", "test", "timeline", "train"},
     {"cli"},
 ]
