@@ -58,9 +58,7 @@ ALLOWED: set[tuple[str, str]] = {
     ("framework/sparse_tensor.py", "tensorweave.ops.shape_inference"),
     ("ops/__init__.py", "tensorweave.monitoring.summary"),
     ("ops/parsing_ops.py", "tensorweave.data.example"),
-    ("runtime/kernels/cpu/dataset_readers.py", "tensorweave.data.tfrecord"),
     ("runtime/kernels/cpu/io.py", "tensorweave.training.checkpoint.bundle"),
-    ("runtime/kernels/cpu/readers.py", "tensorweave.data.tfrecord"),
 }
 
 

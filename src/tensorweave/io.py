@@ -4,7 +4,7 @@ from tensorweave.data import gfile
 from tensorweave.data.example import (
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
 )
-from tensorweave.data.tfrecord import (
+from tensorweave.formats.tfrecord import (
     TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator,
 )
 from tensorweave.ops.parsing_ops import (

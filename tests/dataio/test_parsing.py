@@ -11,7 +11,7 @@ import tensorweave.runtime.kernels.cpu.parsing  # noqa: F401  (until kernels.cpu
 import tensorweave.runtime.kernels.cpu.parsing_io  # noqa: F401
 from tensorweave import errors
 from tensorweave.data import example as ex
-from tensorweave.data.tfrecord import tf_record_iterator
+from tensorweave.formats.tfrecord import tf_record_iterator
 from tensorweave.framework.sparse_tensor import (
     SparseTensor,
     SparseTensorValue,

@@ -12,7 +12,7 @@ from tensorweave.data import example as ex
 from tensorweave.data import input_producers as ip
 from tensorweave.data import readers as rd
 from tensorweave.data.queues import FIFOQueue
-from tensorweave.data.tfrecord import TFRecordOptions, tf_record_iterator
+from tensorweave.formats.tfrecord import TFRecordOptions, tf_record_iterator
 from tensorweave.framework.graph import GraphKeys, get_collection
 from tensorweave.ops import parsing_ops as po
 from tensorweave.runtime.kernels.cpu import queues as _q  # noqa: F401
