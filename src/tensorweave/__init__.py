@@ -120,7 +120,7 @@ from tensorweave.ops.accumulator_ops import (  # noqa: E402
 from tensorweave.data.readers import (  # noqa: E402
     FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
 )
-from tensorweave.data.example import (  # noqa: E402
+from tensorweave.formats.example import (  # noqa: E402
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
 )
 from tensorweave.framework.sparse_tensor import *  # noqa: E402, F403

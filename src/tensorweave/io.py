@@ -1,7 +1,7 @@
 """`tf.io`: records, Example parsing, file access, graph files."""
 
 from tensorweave.data import gfile
-from tensorweave.data.example import (
+from tensorweave.formats.example import (
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
 )
 from tensorweave.formats.tfrecord import (

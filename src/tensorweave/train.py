@@ -22,7 +22,7 @@ from tensorweave.distributed.cluster import ClusterSpec  # noqa: F401
 from tensorweave.distributed.server import Server  # noqa: F401
 from tensorweave.training.device_setter import replica_device_setter  # noqa: F401
 from tensorweave.training.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401
-from tensorweave.data.example import (  # noqa: F401
+from tensorweave.formats.example import (  # noqa: F401
     BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List,
     SequenceExample,
 )

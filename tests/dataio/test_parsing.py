@@ -10,7 +10,7 @@ import tensorweave as tf
 import tensorweave.runtime.kernels.cpu.parsing  # noqa: F401  (until kernels.cpu imports it)
 import tensorweave.runtime.kernels.cpu.parsing_io  # noqa: F401
 from tensorweave import errors
-from tensorweave.data import example as ex
+from tensorweave.formats import example as ex
 from tensorweave.formats.tfrecord import tf_record_iterator
 from tensorweave.framework.sparse_tensor import (
     SparseTensor,

@@ -8,10 +8,10 @@ import pytest
 
 import tensorweave as tf
 from tensorweave import errors
-from tensorweave.data import example as ex
 from tensorweave.data import input_producers as ip
 from tensorweave.data import readers as rd
 from tensorweave.data.queues import FIFOQueue
+from tensorweave.formats import example as ex
 from tensorweave.formats.tfrecord import TFRecordOptions, tf_record_iterator
 from tensorweave.framework.graph import GraphKeys, get_collection
 from tensorweave.ops import parsing_ops as po

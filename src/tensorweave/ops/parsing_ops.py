@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from tensorweave import dtypes
-from tensorweave.data.example import (
+from tensorweave.formats.example import (
     WIRE_DTYPES,
     FixedLenFeature,
     FixedLenSequenceFeature,
