@@ -57,7 +57,6 @@ ALLOWED: set[tuple[str, str]] = {
     ("framework/sparse_tensor.py", "tensorweave.ops.apply"),
     ("framework/sparse_tensor.py", "tensorweave.ops.shape_inference"),
     ("ops/__init__.py", "tensorweave.monitoring.summary"),
-    ("runtime/kernels/cpu/io.py", "tensorweave.training.checkpoint.bundle"),
 }
 
 

@@ -23,12 +23,12 @@ import re
 
 from google.protobuf import message, text_format
 
+from tensorweave.formats.checkpoint.state import atomic_write_string_to_file
 from tensorweave.framework.graph import GraphKeys, get_default_graph
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.ops import io_ops  # noqa: F401  (a Saver's graph holds SaveV2, RestoreV2)
 from tensorweave.proto import convert, meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
 from tensorweave.runtime.kernels.cpu import io as _io_kernels  # noqa: F401
-from tensorweave.training.checkpoint.state import atomic_write_string_to_file
 
 _LOG = logging.getLogger("tensorweave")
 _UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
