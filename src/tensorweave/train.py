@@ -17,7 +17,7 @@ from tensorweave.ops.variable_scope import (  # noqa: F401
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step,
 )
-from tensorweave.monitoring.summary.event_file import summary_iterator  # noqa: F401
+from tensorweave.formats.events import summary_iterator  # noqa: F401
 from tensorweave.distributed.cluster import ClusterSpec  # noqa: F401
 from tensorweave.distributed.server import Server  # noqa: F401
 from tensorweave.training.device_setter import replica_device_setter  # noqa: F401
