@@ -47,7 +47,6 @@ PUBLIC = LAYERS[-2]   # the public namespace (cli sits above it)
 ALLOWED: set[tuple[str, str]] = {
     ("data/input_producers.py", "tensorweave.monitoring.summary.summary_ops"),
     ("data/input_producers.py", "tensorweave.training.queue_runner"),
-    ("distributed/grpc_master.py", "tensorweave.monitoring.step_stats"),
     ("framework/function.py", "tensorweave.ops.apply"),
     ("framework/importer.py", "tensorweave.ops.apply"),
     ("framework/importer.py", "tensorweave.ops.registry"),
