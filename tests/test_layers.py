@@ -45,7 +45,6 @@ CORE = LAYERS[0]
 PUBLIC = LAYERS[-2]   # the public namespace (cli sits above it)
 
 ALLOWED: set[tuple[str, str]] = {
-    ("data/input_producers.py", "tensorweave.training.queue_runner"),
     ("framework/function.py", "tensorweave.ops.apply"),
     ("framework/importer.py", "tensorweave.ops.apply"),
     ("framework/importer.py", "tensorweave.ops.registry"),

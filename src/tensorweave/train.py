@@ -34,7 +34,7 @@ from tensorweave.training.pretrained import (  # noqa: F401
     write_safetensors,
 )
 from tensorweave.training.saver import Saver, SaverDef  # noqa: F401
-from tensorweave.data.input_producers import (  # noqa: F401
+from tensorweave.training.input_producers import (  # noqa: F401
     batch, batch_join, input_producer, limit_epochs, range_input_producer, shuffle_batch,
     shuffle_batch_join, slice_input_producer, string_input_producer,
 )
