@@ -46,8 +46,6 @@ PUBLIC = LAYERS[-2]   # the public namespace (cli sits above it)
 
 ALLOWED: set[tuple[str, str]] = {
     ("framework/function.py", "tensorweave.ops.apply"),
-    ("framework/importer.py", "tensorweave.ops.apply"),
-    ("framework/importer.py", "tensorweave.ops.registry"),
     ("framework/indexed_slices.py", "tensorweave.ops.apply"),
     ("framework/indexed_slices.py", "tensorweave.ops.shape_inference"),
     ("framework/indexed_slices.py", "tensorweave.ops.shape_tensors"),

@@ -137,7 +137,7 @@ from tensorweave.proto.summary_pb2 import HistogramProto, Summary, SummaryMetada
 from tensorweave.training.clip_ops import (  # noqa: E402
     clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm,
 )
-from tensorweave.framework.importer import import_graph_def  # noqa: E402
+from tensorweave.ops.importer import import_graph_def  # noqa: E402
 from tensorweave.proto.graph_pb2 import GraphDef  # noqa: E402
 from tensorweave.proto.node_def_pb2 import NodeDef  # noqa: E402
 from tensorweave import saved_model  # noqa: E402

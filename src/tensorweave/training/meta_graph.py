@@ -410,7 +410,7 @@ def import_scoped_meta_graph_with_return_elements(
     Raises:
       OSError, ValueError: see `read_meta_graph_file` and `import_graph_def`.
     """
-    from tensorweave.framework.importer import import_graph_def
+    from tensorweave.ops.importer import import_graph_def
 
     meta = _as_meta_graph_def(meta_graph_or_file)
     graph = graph or get_default_graph()
