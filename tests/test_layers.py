@@ -45,9 +45,6 @@ CORE = LAYERS[0]
 PUBLIC = LAYERS[-2]   # the public namespace (cli sits above it)
 
 ALLOWED: set[tuple[str, str]] = {
-    ("framework/indexed_slices.py", "tensorweave.ops.apply"),
-    ("framework/indexed_slices.py", "tensorweave.ops.shape_inference"),
-    ("framework/indexed_slices.py", "tensorweave.ops.shape_tensors"),
     ("framework/sparse_tensor.py", "tensorweave.ops.apply"),
     ("framework/sparse_tensor.py", "tensorweave.ops.shape_inference"),
 }

@@ -15,7 +15,7 @@ from tensorweave.autodiff import (
     no_gradient,
 )
 from tensorweave.autodiff import NotDifferentiable as NoGradient
-from tensorweave.framework.indexed_slices import (
+from tensorweave.ops.indexed_slices import (
     IndexedSlices, IndexedSlicesValue, convert_to_tensor_or_indexed_slices,
 )
 from tensorweave.client.session import InteractiveSession, Session
