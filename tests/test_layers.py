@@ -44,10 +44,7 @@ RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
 CORE = LAYERS[0]
 PUBLIC = LAYERS[-2]   # the public namespace (cli sits above it)
 
-ALLOWED: set[tuple[str, str]] = {
-    ("framework/sparse_tensor.py", "tensorweave.ops.apply"),
-    ("framework/sparse_tensor.py", "tensorweave.ops.shape_inference"),
-}
+ALLOWED: set[tuple[str, str]] = set()
 
 
 def _package(module: str) -> str | None:

@@ -123,7 +123,7 @@ from tensorweave.data.readers import (  # noqa: E402
 from tensorweave.formats.example import (  # noqa: E402
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
 )
-from tensorweave.framework.sparse_tensor import *  # noqa: E402, F403
+from tensorweave.ops.sparse_tensor import *  # noqa: E402, F403
 from tensorweave.ops.parsing_ops import *  # noqa: E402, F403
 from tensorweave import contrib  # noqa: E402
 from tensorweave.monitoring import summary  # noqa: E402
