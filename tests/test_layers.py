@@ -2,8 +2,8 @@
 function-level imports included, so the package import graph is acyclic; no package imports
 the package root; no name with a leading underscore is imported across packages.
 
-`ALLOWED` lists the imports that still break the rule (file, imported module), to be moved
-away; it may only shrink: an entry that no longer occurs fails the test too.
+`ALLOWED` lists imports that break the rule (file, imported module) while they wait to be
+moved away; it is empty now and may only shrink: an entry that no longer occurs fails too.
 """
 
 from __future__ import annotations

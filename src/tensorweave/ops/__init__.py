@@ -56,7 +56,7 @@ from tensorweave.ops import (  # noqa: F401
     state_ops,
     stitch_ops,
     string_ops,
-    summary_ops,  # noqa: F401
+    summary_ops,
     tensor_array_ops,
     training_ops,
     variable_scope,
