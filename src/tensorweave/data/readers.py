@@ -6,7 +6,7 @@ A reader takes file names from a queue (`tf.train.string_input_producer`) and pr
 
 from __future__ import annotations
 
-from tensorweave.data.tfrecord import compression_type_string
+from tensorweave.formats.tfrecord import compression_type_string
 from tensorweave.ops import reader_ops  # noqa: F401 - registers the ops
 from tensorweave.ops.apply import apply_op
 

@@ -57,9 +57,9 @@ def _write_object_based(model, prefix: str) -> None:
     """An object-based checkpoint at `prefix` (what TF's `save_weights` writes in the TF
     format): the weights under their object paths plus the serialized object graph, and the
     `checkpoint` state file beside it."""
+    from tensorweave.formats.checkpoint.bundle import BundleWriter
+    from tensorweave.formats.checkpoint.state import update_checkpoint_state
     from tensorweave.proto.trackable_object_graph_pb2 import TrackableObjectGraph
-    from tensorweave.training.checkpoint.bundle import BundleWriter
-    from tensorweave.training.checkpoint.state import update_checkpoint_state
 
     pairs = _object_keys(model)
     graph = TrackableObjectGraph()

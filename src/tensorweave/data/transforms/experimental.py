@@ -13,8 +13,8 @@ from tensorweave import dtypes
 from tensorweave.data import structure as nest
 from tensorweave.data.dataset import Dataset, _i64
 from tensorweave.data.structure import Spec
-from tensorweave.framework import function
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops import function
 from tensorweave.ops.apply import apply_op
 from tensorweave.shapes import TensorShape
 

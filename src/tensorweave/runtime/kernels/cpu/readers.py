@@ -15,7 +15,7 @@ import threading
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.data.tfrecord import RecordReader
+from tensorweave.formats.tfrecord import RecordReader
 from tensorweave.runtime.kernels.registry import register_kernel
 
 _SLICE_S = 0.05
