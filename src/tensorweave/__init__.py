@@ -119,8 +119,8 @@ from tensorweave.framework.importer import import_graph_def  # noqa: E402
 from tensorweave.proto.graph_pb2 import GraphDef  # noqa: E402
 from tensorweave.proto.node_def_pb2 import NodeDef  # noqa: E402
 
-# -- lookup tables, string hashing (tf.lookup, tf.string_to_hash_bucket*) --
-from tensorweave import lookup  # noqa: E402
+# -- lookup tables, string hashing, feature columns (tf.lookup, tf.feature_column) --
+from tensorweave import feature_column, lookup  # noqa: E402
 from tensorweave.ops.lookup_tables import tables_initializer  # noqa: E402
 from tensorweave.ops.string_hash_ops import (  # noqa: E402
     as_string, string_to_hash_bucket, string_to_hash_bucket_fast, string_to_hash_bucket_strong,

@@ -27,7 +27,9 @@ def _invalid(msg: str) -> errors.InvalidArgumentError:
 
 
 def _key(v):
-    return v if isinstance(v, bytes) else v.item() if hasattr(v, "item") else v
+    if isinstance(v, (bytes, str)):
+        return v.encode() if isinstance(v, str) else v
+    return v.item() if hasattr(v, "item") else v
 
 
 def _value(v):

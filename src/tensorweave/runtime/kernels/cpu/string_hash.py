@@ -112,7 +112,9 @@ def _dense_rows(x) -> list[list]:
 
 def _feature_hash(v) -> int:
     # NOTE: TF's HashCrosser fingerprints strings and takes int64 values as they are.
-    return fingerprint64(v) if isinstance(v, bytes) else int(v) & M64
+    if isinstance(v, (bytes, str)):
+        return fingerprint64(_bytes(v))
+    return int(v) & M64
 
 
 def _hash_cross(combo, hash_key: int, num_buckets: int) -> int:
@@ -123,7 +125,8 @@ def _hash_cross(combo, hash_key: int, num_buckets: int) -> int:
 
 
 def _string_cross(combo) -> bytes:
-    return b"_X_".join(v if isinstance(v, bytes) else str(int(v)).encode() for v in combo)
+    return b"_X_".join(_bytes(v) if isinstance(v, (bytes, str)) else str(int(v)).encode()
+                       for v in combo)
 
 
 def _batch_size(shapes, dense) -> int:
