@@ -26,11 +26,8 @@ from tensorweave.ops.lookup_tables import index_table_from_file, index_table_fro
 from tensorweave.ops.math_ops import add, cast, greater_equal, multiply
 from tensorweave.ops.parsing_ops import sparse_tensor_to_dense
 from tensorweave.ops.reduction_ops import reduce_sum
-from tensorweave.ops.string_hash_ops import (
-    as_string,
-    sparse_cross_hashed,
-    string_to_hash_bucket_fast,
-)
+from tensorweave.ops.string_hash_ops import sparse_cross_hashed, string_to_hash_bucket_fast
+from tensorweave.ops.string_ops import as_string
 from tensorweave.ops.variable_scope import get_variable
 from tensorweave.shapes import TensorShape
 

@@ -24,7 +24,8 @@ from tensorweave.ops.control_flow_ops import group, no_op
 from tensorweave.ops.creation_ops import range as _range
 from tensorweave.ops.gather_ops import where
 from tensorweave.ops.math_ops import add, cast, not_equal
-from tensorweave.ops.string_hash_ops import as_string, string_to_hash_bucket_fast
+from tensorweave.ops.string_hash_ops import string_to_hash_bucket_fast
+from tensorweave.ops.string_ops import as_string
 
 __all__ = [
     "HashTable", "IdTableWithHashBuckets", "KeyValueTensorInitializer", "MutableHashTable",

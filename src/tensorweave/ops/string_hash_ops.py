@@ -1,5 +1,5 @@
 """String hashing and crossing ops (TF's `string_ops.cc`, `sparse_ops.cc`): the hash buckets
-behind feature columns and `tf.lookup`'s out-of-vocabulary buckets, `AsString`, `SparseCross`.
+behind feature columns and `tf.lookup`'s out-of-vocabulary buckets, and `SparseCross`.
 
 Hashes equal TensorFlow's bit for bit (`runtime/kernels/cpu/fingerprint.py`), so bucket ids,
 and with them trained embeddings and checkpoints, agree with TF's.
@@ -36,12 +36,6 @@ _register("StringToHashBucketStrong", inputs=["input: string"], outputs=["output
           attrs=["num_buckets: int >= 1", "key: list(int)"], shape_fn=_same_shape)
 _register("StringToHashBucket", inputs=["string_tensor: string"], outputs=["output: int64"],
           attrs=["num_buckets: int >= 1"], shape_fn=_same_shape)
-_register("AsString", inputs=["input: T"], outputs=["output: string"],
-          attrs=["T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, "
-                 "uint32, uint64, complex64, complex128, bool, string}",
-                 "precision: int = -1", "scientific: bool = false", "shortest: bool = false",
-                 "width: int = -1", "fill: string = ''"],
-          shape_fn=_same_shape)
 _register("SparseCross",
           inputs=["indices: N * int64", "values: sparse_types", "shapes: N * int64",
                   "dense_inputs: dense_types"],
@@ -67,13 +61,6 @@ def string_to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A
 def string_to_hash_bucket(string_tensor, num_buckets, name=None):
     """The legacy hash (TF's Hash64), modulo `num_buckets`; prefer the fast one."""
     return apply_op("StringToHashBucket", string_tensor, num_buckets=num_buckets, name=name)
-
-
-def as_string(input, precision=-1, scientific=False, shortest=False, width=-1,  # noqa: A002
-              fill="", name=None):
-    """Each element as a string (printf-style formatting, as TF)."""
-    return apply_op("AsString", input, precision=precision, scientific=scientific,
-                    shortest=shortest, width=width, fill=fill, name=name)
 
 
 _DEFAULT_HASH_KEY = 0xDECAFCAFFE
@@ -112,5 +99,5 @@ def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None) -> Spar
     return _cross(inputs, True, num_buckets, hash_key, name)
 
 
-__all__ = ["as_string", "sparse_cross", "sparse_cross_hashed", "string_to_hash_bucket",
+__all__ = ["sparse_cross", "sparse_cross_hashed", "string_to_hash_bucket",
            "string_to_hash_bucket_fast", "string_to_hash_bucket_strong"]

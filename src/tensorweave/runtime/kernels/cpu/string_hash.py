@@ -1,4 +1,4 @@
-"""CPU kernels of the string hash ops, `AsString` and `SparseCross` (`ops/string_hash_ops.py`).
+"""CPU kernels of the string hash ops and `SparseCross` (`ops/string_hash_ops.py`).
 
 The hashes are TF's (see `fingerprint.py`); a bucket is the unsigned hash modulo
 `num_buckets`, as TF computes it.
@@ -51,46 +51,6 @@ def _strong(node):
             None, None, f"Key must have 2 elements, got {len(key)} (StringToHashBucketStrong)")
     k = (key[0] & M64, key[1] & M64)
     return _bucketize(lambda s: siphash24(k, s), node.attr("num_buckets"))
-
-
-# -- AsString ---------------------------------------------------------------------------------
-def _format_spec(node, kind: str) -> str:
-    """The printf-style format TF builds from the attrs, for one element kind."""
-    precision, width, fill = node.attr("precision"), node.attr("width"), node.attr("fill")
-    if node.attr("scientific") and node.attr("shortest"):
-        raise errors.InvalidArgumentError(None, None, "Cannot select both scientific and "
-                                          "shortest notation")
-    if fill and len(fill) > 1:
-        raise errors.InvalidArgumentError(None, None, f"Fill string must be one or fewer "
-                                          f"characters, got '{fill}'")
-    flags = "0" if fill == "0" else ("-" if fill == "-" else (" " if fill == " " else ""))
-    w = str(width) if width > -1 else ""
-    if kind == "f":
-        p = f".{precision}" if precision > -1 else ""
-        conv = "e" if node.attr("scientific") else ("g" if node.attr("shortest") else "f")
-        return f"%{flags}{w}{p}{conv}"
-    return f"%{flags}{w}{kind}"
-
-
-@register_kernel("AsString")
-def _as_string(node):
-    def run(x):
-        a = np.asarray(x)
-        if a.dtype == object:
-            return a.copy()
-        if a.dtype == np.bool_:
-            out = ["true" if v else "false" for v in a.reshape(-1)]
-        elif a.dtype.kind == "f":
-            spec = _format_spec(node, "f")
-            out = [spec % v for v in a.reshape(-1)]
-        elif a.dtype.kind == "c":
-            spec = _format_spec(node, "f")
-            out = [f"({spec % v.real},{spec % v.imag})" for v in a.reshape(-1)]
-        else:
-            spec = _format_spec(node, "d")
-            out = [spec % int(v) for v in a.reshape(-1)]
-        return np.array([s.encode() for s in out], dtype=object).reshape(a.shape)
-    return run
 
 
 # -- SparseCross ------------------------------------------------------------------------------
