@@ -145,8 +145,9 @@ class Estimator:
 
     def _run_train(self, spec, global_step, hooks, steps, max_steps, listeners):
         tf = _tf()
-        hooks = [tf.train.StopAtStepHook(num_steps=steps, last_step=max_steps),
-                 tf.train.NanTensorHook(spec.loss),
+        stop = [] if steps is None and max_steps is None else [
+            tf.train.StopAtStepHook(num_steps=steps, last_step=max_steps)]
+        hooks = stop + [tf.train.NanTensorHook(spec.loss),
                  tf.train.LoggingTensorHook({"loss": spec.loss, "step": global_step},
                                             every_n_iter=self.config.log_step_count_steps or 100)
                  ] + list(spec.training_hooks) + hooks
