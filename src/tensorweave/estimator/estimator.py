@@ -19,15 +19,13 @@ import tempfile
 
 import numpy as np
 
+from tensorweave.estimator.deps import tf
 from tensorweave.estimator.model_fn import EstimatorSpec, ModeKeys
 from tensorweave.estimator.run_config import RunConfig
 
 _log = logging.getLogger("tensorweave.estimator")
 
 
-def _tf():
-    import tensorweave as tf  # NOTE: the estimator sits above the whole public namespace
-    return tf
 
 
 class Estimator:
@@ -63,13 +61,13 @@ class Estimator:
 
     # -- checkpoints ----------------------------------------------------------------------
     def latest_checkpoint(self):
-        return _tf().train.latest_checkpoint(self.model_dir)
+        return tf.train.latest_checkpoint(self.model_dir)
 
     def get_variable_names(self) -> list:
-        return [name for name, _ in _tf().train.list_variables(self._checkpoint())]
+        return [name for name, _ in tf.train.list_variables(self._checkpoint())]
 
     def get_variable_value(self, name):
-        return _tf().train.load_variable(self._checkpoint(), name)
+        return tf.train.load_variable(self._checkpoint(), name)
 
     def _checkpoint(self):
         ckpt = self.latest_checkpoint()
@@ -83,7 +81,6 @@ class Estimator:
         kwargs = {k: v for k, v in (("mode", mode), ("params", self.params),
                                     ("config", self.config)) if k in args}
         result = input_fn(**kwargs)
-        tf = _tf()
         if isinstance(result, tf.data.Dataset):
             result = result.make_one_shot_iterator().get_next()
         if isinstance(result, (list, tuple)):
@@ -109,7 +106,6 @@ class Estimator:
         return spec
 
     def _graph(self):
-        tf = _tf()
         g = tf.Graph()
         with g.as_default():
             if self.config.tf_random_seed is not None:
@@ -128,7 +124,6 @@ class Estimator:
         if max_steps is not None and self._global_step_on_disk() >= max_steps:
             _log.info("Skipping training since max_steps has already saved.")
             return self
-        tf = _tf()
         with self._graph().as_default():
             global_step = tf.train.get_or_create_global_step()
             features, labels = self._call_input_fn(input_fn, ModeKeys.TRAIN)
@@ -141,10 +136,9 @@ class Estimator:
         ckpt = self.latest_checkpoint()
         if ckpt is None:
             return 0
-        return int(_tf().train.load_variable(ckpt, "global_step"))
+        return int(tf.train.load_variable(ckpt, "global_step"))
 
     def _run_train(self, spec, global_step, hooks, steps, max_steps, listeners):
-        tf = _tf()
         stop = [] if steps is None and max_steps is None else [
             tf.train.StopAtStepHook(num_steps=steps, last_step=max_steps)]
         hooks = stop + [tf.train.NanTensorHook(spec.loss),
@@ -185,7 +179,6 @@ class Estimator:
         """
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
-        tf = _tf()
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         with self._graph().as_default():
             global_step = tf.train.get_or_create_global_step()
@@ -202,7 +195,6 @@ class Estimator:
         return results
 
     def _run_eval(self, spec, update, values, steps, hooks, checkpoint_path):
-        tf = _tf()
         if checkpoint_path is None:
             _log.info("Could not find trained model in model_dir: %s, running initialization "
                       "to evaluate.", self.model_dir)
@@ -221,7 +213,6 @@ class Estimator:
         return {k: _plain(v) for k, v in final.final_ops_values.items()}
 
     def _write_eval_summary(self, results: dict, name) -> None:
-        tf = _tf()
         out = os.path.join(self.model_dir, f"eval_{name}" if name else "eval")
         values = [tf.Summary.Value(tag=k, simple_value=float(v)) for k, v in results.items()
                   if k != "global_step" and np.ndim(v) == 0]
@@ -233,7 +224,6 @@ class Estimator:
     def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
                 yield_single_examples=True):
         """Yields predictions (dicts when the model_fn gives a dict) until the input ends."""
-        tf = _tf()
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if checkpoint_path is None:
             _log.info("Could not find trained model in model_dir: %s, running initialization "

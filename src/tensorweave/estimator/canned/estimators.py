@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from tensorweave.estimator.canned.head import classification_head, regression_head
+from tensorweave.estimator.deps import tf
 from tensorweave.estimator.estimator import Estimator
 
 _OPTIMIZERS = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer",
@@ -16,15 +17,11 @@ _OPTIMIZERS = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer",
                "SGD": "GradientDescentOptimizer"}
 
 
-def _tf():
-    import tensorweave as tf
-    return tf
 
 
 def get_optimizer_instance(opt, learning_rate=None):
     """An optimizer from a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
     instance, or a no-argument callable returning one."""
-    tf = _tf()
     if isinstance(opt, str):
         if opt not in _OPTIMIZERS:
             raise ValueError(f"Unsupported optimizer name: {opt}. Supported names are: "
@@ -38,7 +35,6 @@ def get_optimizer_instance(opt, learning_rate=None):
 
 
 def _dnn_logits(features, feature_columns, hidden_units, units, activation, dropout, mode):
-    tf = _tf()
     with tf.variable_scope("input_from_feature_columns"):
         net = tf.feature_column.input_layer(features, feature_columns)
     for i, n in enumerate(hidden_units):
@@ -52,7 +48,7 @@ def _dnn_logits(features, feature_columns, hidden_units, units, activation, drop
 
 
 def _linear_logits(features, feature_columns, units, sparse_combiner):
-    return _tf().feature_column.linear_model(features, feature_columns, units=units,
+    return tf.feature_column.linear_model(features, feature_columns, units=units,
                                              sparse_combiner=sparse_combiner)
 
 
@@ -60,7 +56,6 @@ def _combined_model_fn(features, labels, mode, head, linear_columns, linear_opti
                        dnn_columns, dnn_optimizer, hidden_units, activation, dropout,
                        sparse_combiner, linear_lr, dnn_lr):
     """TF's `_dnn_linear_combined_model_fn`: each part trained by its own optimizer."""
-    tf = _tf()
     parts = []
     if dnn_columns:
         with tf.variable_scope("dnn", values=list(features.values())):
@@ -102,7 +97,7 @@ class _Canned(Estimator):
 
 
 def _relu():
-    return _tf().nn.relu
+    return tf.nn.relu
 
 
 def _linear_lr(columns, cap):

@@ -5,12 +5,8 @@ TF1's loss reduction (SUM over the batch).
 
 from __future__ import annotations
 
+from tensorweave.estimator.deps import tf
 from tensorweave.estimator.model_fn import EstimatorSpec, ModeKeys
-
-
-def _tf():
-    import tensorweave as tf
-    return tf
 
 
 class _Head:
@@ -20,18 +16,16 @@ class _Head:
                  label_vocabulary=None):
         self.logits_dimension = logits_dimension
         self._weight_column = weight_column
-        self._reduction = loss_reduction or _tf().losses.Reduction.SUM
+        self._reduction = loss_reduction or tf.losses.Reduction.SUM
         self._vocab = list(label_vocabulary) if label_vocabulary else None
 
     def _weights(self, features):
-        tf = _tf()
         if self._weight_column is None:
             return 1.0
         key = getattr(self._weight_column, "key", self._weight_column)
         return tf.cast(tf.reshape(features[key], [-1, 1]), tf.float32)
 
     def create_estimator_spec(self, features, mode, logits, labels=None, train_op_fn=None):
-        tf = _tf()
         with tf.name_scope("head"):
             preds = self._predictions(logits)
             if mode == ModeKeys.PREDICT:
@@ -51,7 +45,6 @@ class _Head:
         return EstimatorSpec(mode, predictions=preds, loss=loss, train_op=train_op)
 
     def _common_metrics(self, unreduced, weights, labels, prediction_mean=None):
-        tf = _tf()
         out = {"average_loss": tf.metrics.mean(unreduced, weights=weights,
                                                name="average_loss")}
         return out
@@ -63,7 +56,6 @@ class _MultiClassHead(_Head):
         self._n = n_classes
 
     def _label_ids(self, labels):
-        tf = _tf()
         labels = tf.reshape(labels, [-1, 1])
         if self._vocab is not None:
             table = tf.contrib.lookup.index_table_from_tensor(self._vocab, name="class_id_lookup")
@@ -71,7 +63,6 @@ class _MultiClassHead(_Head):
         return tf.cast(labels, tf.int64)
 
     def _classes(self, class_ids):
-        tf = _tf()
         if self._vocab is not None:
             table = tf.contrib.lookup.index_to_string_table_from_tensor(
                 self._vocab, name="class_string_lookup")
@@ -79,21 +70,18 @@ class _MultiClassHead(_Head):
         return tf.as_string(class_ids, name="str_classes")
 
     def _predictions(self, logits):
-        tf = _tf()
         with tf.name_scope(None, "predictions", [logits]):
             ids = tf.expand_dims(tf.argmax(logits, axis=1, name="class_ids"), -1)
             return {"logits": logits, "probabilities": tf.nn.softmax(logits, name="probabilities"),
                     "class_ids": ids, "classes": self._classes(ids)}
 
     def _unreduced_loss(self, logits, labels):
-        tf = _tf()
         ids = self._label_ids(labels)
         loss = tf.losses.sparse_softmax_cross_entropy(labels=ids, logits=logits,
                                                       reduction=tf.losses.Reduction.NONE)
         return tf.reshape(loss, [-1, 1]), ids
 
     def _metrics(self, labels, preds, unreduced, weights, logits):
-        tf = _tf()
         m = self._common_metrics(unreduced, weights, labels)
         m["accuracy"] = tf.metrics.accuracy(labels, preds["class_ids"], weights=weights,
                                             name="accuracy")
@@ -106,7 +94,6 @@ class _BinaryHead(_MultiClassHead):
         self._n = 2
 
     def _predictions(self, logits):
-        tf = _tf()
         with tf.name_scope(None, "predictions", [logits]):
             logistic = tf.sigmoid(logits, name="logistic")
             two = tf.concat([tf.zeros_like(logits), logits], axis=1, name="two_class_logits")
@@ -116,14 +103,12 @@ class _BinaryHead(_MultiClassHead):
                     "class_ids": ids, "classes": self._classes(ids)}
 
     def _unreduced_loss(self, logits, labels):
-        tf = _tf()
         ids = self._label_ids(labels)
         loss = tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.cast(ids, tf.float32),
                                                        logits=logits)
         return loss, ids
 
     def _metrics(self, labels, preds, unreduced, weights, logits):
-        tf = _tf()
         m = super()._metrics(labels, preds, unreduced, weights, logits)
         fl = tf.cast(labels, tf.float32)
         m["label/mean"] = tf.metrics.mean(fl, weights=weights, name="label/mean")
@@ -147,13 +132,11 @@ class _RegressionHead(_Head):
         return {"predictions": logits}
 
     def _unreduced_loss(self, logits, labels):
-        tf = _tf()
         labels = tf.cast(tf.reshape(labels, [-1, self.logits_dimension]), tf.float32)
         return tf.losses.mean_squared_error(labels, logits,
                                             reduction=tf.losses.Reduction.NONE), labels
 
     def _metrics(self, labels, preds, unreduced, weights, logits):
-        tf = _tf()
         m = self._common_metrics(unreduced, weights, labels)
         m["label/mean"] = tf.metrics.mean(labels, weights=weights, name="label/mean")
         m["prediction/mean"] = tf.metrics.mean(logits, weights=weights, name="prediction/mean")
