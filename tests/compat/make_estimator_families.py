@@ -1,6 +1,7 @@
-"""Writes tests/data/estimator_families_in_tf.json with the TensorFlow peer: which symbols
-of the estimator / feature_column / lookup / metrics families in shared/reference/tf_v1_symbol_usage.tsv TF
-2.21's tf.compat.v1 still has (test_estimator_families.py requires those).
+"""Writes tests/data/estimator_families_in_tf.json with the TensorFlow peer: which
+symbols of the estimator / feature_column / lookup / metrics families in
+shared/reference/tf_v1_symbol_usage.tsv TF 2.21's tf.compat.v1 still has
+(test_estimator_families.py requires those).
 Run: ~/.cache/tensorweave-tf-peer/bin/python tests/compat/make_estimator_families.py"""
 
 import json
