@@ -29,6 +29,8 @@ LAYERS: list[set[str]] = [
     {"monitoring"},
     {"client"},
     {"training"},
+    {"feature_column"},
+    {"estimator"},
     {"testing"},
     {"saved_model"},
     {"tools"},
@@ -36,7 +38,8 @@ LAYERS: list[set[str]] = [
     {"serving"},
     # the public namespace: re-exports only
     {"", "app", "bitwise", "compat", "contrib", "debugging", "distribute", "flags", "graph_util",
-     "image", "initializers", "io", "linalg", "math", "nest", "nn", "python_io", "queue", "random",
+     "image", "initializers", "io", "linalg", "lookup", "math", "nest", "nn", "python_io", "queue",
+     "random",
      "sparse", "strings", "test", "timeline", "train"},
     {"cli"},
 ]

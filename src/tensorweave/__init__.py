@@ -143,4 +143,12 @@ from tensorweave.proto.node_def_pb2 import NodeDef  # noqa: E402
 from tensorweave import saved_model  # noqa: E402
 from tensorweave.proto.meta_graph_pb2 import SignatureDef, TensorInfo  # noqa: E402
 
+# -- lookup tables, string hashing, feature columns (tf.lookup, tf.feature_column) --
+from tensorweave import estimator, feature_column, lookup  # noqa: E402
+from tensorweave.ops.lookup_tables import tables_initializer  # noqa: E402
+from tensorweave.ops.string_hash_ops import (  # noqa: E402
+    string_to_hash_bucket, string_to_hash_bucket_fast, string_to_hash_bucket_strong,
+)
+from tensorweave.ops.string_hash_ops import sparse_cross as sparse_cross  # noqa: E402
+
 __version__ = "0.1.0"

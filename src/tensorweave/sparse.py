@@ -18,3 +18,5 @@ from tensorweave.ops.sparse_ops import (  # noqa: F401
     sparse_maximum as maximum, sparse_minimum as minimum, sparse_reduce_max as reduce_max,
     sparse_split as split,
 )
+from tensorweave.ops.string_hash_ops import sparse_cross as cross
+from tensorweave.ops.string_hash_ops import sparse_cross_hashed as cross_hashed
