@@ -191,6 +191,8 @@ def _box_cases() -> list[OpCase]:
                [E["draw_img"], E["draw_boxes"]], _const(E["draw"])),
         OpCase("DrawBoundingBoxes", lambda i, b: apply_op("DrawBoundingBoxes", i, b),
                [E["draw_img"][..., :1], E["draw_boxes"]], _const(E["draw_gray"]), name="gray"),
+        OpCase("DrawBoundingBoxesV2", lambda i, b, c: apply_op("DrawBoundingBoxesV2", i, b, c),
+               [E["draw_img"], E["draw_boxes"], E["draw_colors"]], _const(E["draw_v2"])),
         OpCase("SampleDistortedBoundingBoxV2", lambda s, b, c: apply_op(
             "SampleDistortedBoundingBoxV2", s, b, c, seed=3, seed2=4),
             [np.array([20, 30, 3], np.int32), np.array([[[0.1, 0.1, 0.8, 0.7]]], np.float32),

@@ -261,6 +261,10 @@ def boxes():
     E["draw_img"], E["draw_boxes"] = img, boxes3
     E["draw"] = run(lambda: tf.image.draw_bounding_boxes(img, boxes3))
     E["draw_gray"] = run(lambda: tf.image.draw_bounding_boxes(img[..., :1], boxes3))
+    colors = np.array([[0.2, 0.4, 0.6, 1.0], [0.9, 0.1, 0.3, 0.5]], np.float32)
+    E["draw_colors"] = colors
+    E["draw_v2"] = run(lambda: tf.raw_ops.DrawBoundingBoxesV2(images=img, boxes=boxes3,
+                                                              colors=colors))
     glimpse_in = RNG.rand(2, 9, 10, 2).astype(np.float32)
     E["glimpse_in"] = glimpse_in
     offs = np.array([[0.1, -0.2], [-0.3, 0.25]], np.float32)

@@ -17,7 +17,8 @@ from tensorweave.ops import array_ops, creation_ops, joining_ops, math_ops, redu
 from tensorweave.ops.apply import apply_op
 
 for _op in ("ResizeArea", "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
-            "DrawBoundingBoxes", "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
+            "DrawBoundingBoxes", "DrawBoundingBoxesV2", "SampleDistortedBoundingBox",
+            "SampleDistortedBoundingBoxV2",
             "ExtractGlimpse", "DecodeJpeg", "DecodePng", "DecodeGif", "DecodeBmp",
             "DecodeImage", "EncodePng", "EncodeJpeg", "ExtractJpegShape"):
     NotDifferentiable(_op)
