@@ -1,7 +1,7 @@
 """Gradients of the image ops (TF's image_grad.py and array_grad.py's ExtractImagePatches).
 
 Resize: each method's gradient op scatters the incoming gradient back with the forward
-weights; ResizeArea and the integer-output paths have none (TF registers none). CropAndResize
+weights; ResizeArea has none (TF registers none). CropAndResize
 differentiates in the image and the boxes (not box_ind / crop_size). RGBToHSV's gradient is
 TF's closed form. ExtractImagePatches: the patches of an index image tell which input pixel
 each patch element came from; the gradient sums the patch gradients by that index.
@@ -16,11 +16,11 @@ from tensorweave.autodiff.registry import NotDifferentiable, RegisterGradient
 from tensorweave.ops import array_ops, creation_ops, joining_ops, math_ops, reduction_ops
 from tensorweave.ops.apply import apply_op
 
-for _op in ("ResizeArea", "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
-            "DrawBoundingBoxes", "DrawBoundingBoxesV2", "SampleDistortedBoundingBox",
-            "SampleDistortedBoundingBoxV2",
-            "ExtractGlimpse", "DecodeJpeg", "DecodePng", "DecodeGif", "DecodeBmp",
-            "DecodeImage", "EncodePng", "EncodeJpeg", "ExtractJpegShape"):
+# NOTE: exactly TF's NotDifferentiable set; the other image ops have no gradient registered
+# (gradients() raises LookupError through them, as TF's does)
+for _op in ("HSVToRGB", "NonMaxSuppression", "NonMaxSuppressionV2", "DrawBoundingBoxes",
+            "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2", "ExtractGlimpse",
+            "ResizeBilinearGrad"):
     NotDifferentiable(_op)
 
 

@@ -84,7 +84,7 @@ def _patches_shape(ctx) -> TensorShape:
             raise ctx.fail(f"ExtractImagePatches requires the {name} attribute to contain 4 "
                            f"values with the first and last equal to 1, but got {list(v)}")
     depth = None if dims[3] is None else ks[1] * ks[2] * dims[3]
-    out = []
+    out: list[int | None] = []
     for axis in (1, 2):
         if dims[axis] is None:
             out.append(None)

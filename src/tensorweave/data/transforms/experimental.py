@@ -121,22 +121,23 @@ def group_by_window(key_func, reduce_func, window_size=None, window_size_func=No
         reduce = function.trace(
             reduce_func, [(dtypes.int64, []), (dtypes.variant, [])],
             flatten=(lambda f, a: f(a[0], Dataset(a[1], dataset._structure)),
-                     lambda result: _reduce_outputs(result)))
+                     lambda result: _reduce_outputs(result)[0]))
         graph = dataset._variant_tensor.graph
         attrs = {"key_func": function.add_to_graph(graph, key),
                  "reduce_func": function.add_to_graph(graph, reduce),
                  "window_size_func": function.add_to_graph(graph, size)}
         return dataset._derive("GroupByWindowDataset", list(key.captures),
                                list(reduce.captures), list(size.captures),
-                               structure=reduce.structured_outputs._structure, **attrs)
+                               structure=_reduce_outputs(reduce.structured_outputs)[1], **attrs)
 
     return apply
 
 
-def _reduce_outputs(result):
+def _reduce_outputs(result) -> tuple[list, object]:
+    """([the variant], the element structure) of reduce_func's Dataset."""
     if not isinstance(result, Dataset):
         raise TypeError("`reduce_func` must return a `Dataset` object.")
-    return [result._variant_tensor]
+    return [result._variant_tensor], result._structure
 
 
 def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes,

@@ -28,7 +28,7 @@ from tensorweave.runtime.kernels.cpu.dataset_readers import _files, _open_binary
 from tensorweave.runtime.kernels.registry import register_kernel
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 

@@ -19,7 +19,7 @@ _COLORS = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], [0.5
                     [1, 0, 1, 1]], F32)
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 

@@ -33,7 +33,7 @@ _RGB_TO_GRAY = (9797, 19234, 3737)
 _FORMATS = {"jpeg": "JPEG", "png": "PNG", "gif": "GIF", "bmp": "BMP"}
 
 
-def _invalid(op: str, message: str) -> errors.InvalidArgumentError:
+def _invalid(op: str, message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, f"{op}: {message}")
 
 
@@ -362,9 +362,10 @@ def encode_jpeg(op: str, image: np.ndarray, node) -> bytes:
     if not 0 <= quality <= 100:
         raise _invalid(op, f"quality must be in [0,100], got {quality}")
     img = _pil().fromarray(np.ascontiguousarray(image[..., 0] if channels == 1 else image))
-    options = {"quality": quality, "progressive": bool(node.attr("progressive")),
-               "optimize": bool(node.attr("optimize_size")),
-               "subsampling": 2 if node.attr("chroma_downsampling") else 0}
+    options: dict[str, object] = {"quality": quality,
+                                  "progressive": bool(node.attr("progressive")),
+                                  "optimize": bool(node.attr("optimize_size")),
+                                  "subsampling": 2 if node.attr("chroma_downsampling") else 0}
     if node.attr("density_unit") == "in":
         options["dpi"] = (int(node.attr("x_density")), int(node.attr("y_density")))
     if node.attr("xmp_metadata"):

@@ -17,7 +17,7 @@ from tensorweave.runtime.kernels.registry import register_kernel
 F32 = np.float32
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 

@@ -26,7 +26,7 @@ F32 = np.float32
 _TABLE = 1024
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 

@@ -11,6 +11,7 @@ name (whole file). Thread-safety: reads on one reader are serialized by its lock
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -229,7 +230,9 @@ class LMDBReaderState(ReaderState):
 
     def __init__(self, name: str):
         super().__init__(name)
-        self._env = self._txn = self._cursor = None
+        self._env: Any = None
+        self._txn: Any = None
+        self._cursor: Any = None
         self._more = False
 
     def start(self, path: str) -> None:
