@@ -76,6 +76,10 @@ def _codec_cases() -> list[OpCase]:
                                                dtype=_uint16()),
                [E["src_gray16"]], lambda x: x, exact_static_shape=False, name="uint16"),
     ]
+    cases.append(OpCase("EncodeJpegVariableQuality", lambda x, q: apply_op(
+        "DecodeJpeg", apply_op("EncodeJpegVariableQuality", x, q), dct_method="INTEGER_ACCURATE"),
+        [E["src_rgb"][:24, :32], np.int32(60)], _const(E["jpeg_variable_q60"]), rtol=0, atol=0,
+        exact_static_shape=False))
     for key, x, kw in [("jpeg_roundtrip_q95_s1", E["src_rgb"][:24, :32], {}),
                        ("jpeg_roundtrip_q75_s0", E["src_rgb"][:24, :32],
                         {"quality": 75, "chroma_downsampling": False}),

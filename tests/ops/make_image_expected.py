@@ -110,6 +110,9 @@ def decodes():
             E[f"jpeg_roundtrip_q{q}_s{int(sub)}"] = run(lambda: tf.image.decode_jpeg(
                 tf.image.encode_jpeg(src, quality=q, chroma_downsampling=sub),
                 dct_method="INTEGER_ACCURATE"))
+    E["jpeg_variable_q60"] = run(lambda: tf.image.decode_jpeg(
+        tf.raw_ops.EncodeJpegVariableQuality(images=src, quality=60),
+        dct_method="INTEGER_ACCURATE"))
     E["jpeg_roundtrip_gray"] = run(lambda: tf.image.decode_jpeg(
         tf.image.encode_jpeg(E["src_gray"]), dct_method="INTEGER_ACCURATE"))
 
@@ -215,6 +218,8 @@ def colours():
         "cvt_f_i16_sat": lambda: im.convert_image_dtype(x * 1.5 - 0.2, tf.int16, saturate=True),
         "cvt_f_f64": lambda: im.convert_image_dtype(x, tf.float64),
         "psnr": lambda: im.psnr(x, x * 0.8 + 0.1, 1.0),
+        "jpeg_quality_u8": lambda: im.adjust_jpeg_quality(np.tile(COLOR_U8, [4, 4, 1]), 50),
+        "pad_resize": lambda: im.resize_image_with_pad(x[0], 7, 9),
         "tv3": lambda: im.total_variation(tf.constant(x[0])),
         "tv4": lambda: im.total_variation(tf.constant(x)),
     }
