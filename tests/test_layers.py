@@ -31,12 +31,13 @@ LAYERS: list[set[str]] = [
     {"training"},
     {"testing"},
     {"saved_model"},
+    {"tools"},
     {"keras"},
     {"serving"},
     # the public namespace: re-exports only
-    {"", "app", "compat", "contrib", "debugging", "flags", "graph_util", "image",
-     "initializers", "io", "linalg", "math", "nn", "python_io", "queue", "random", "sparse",
-     "strings", "test", "timeline", "train"},
+    {"", "app", "bitwise", "compat", "contrib", "debugging", "distribute", "flags", "graph_util", "image",
+     "initializers", "io", "linalg", "math", "nest", "nn", "python_io", "queue", "random",
+     "sparse", "strings", "test", "timeline", "train"},
     {"cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

@@ -35,7 +35,6 @@ from tensorweave.framework.tensor_conversion import (
     convert_to_tensor, register_tensor_conversion_function,
 )
 from tensorweave.ops.array_ops import *  # noqa: F403
-from tensorweave.ops.check_ops import *  # noqa: F403
 from tensorweave.ops.control_flow_ops import *  # noqa: F403
 from tensorweave.ops.creation_ops import *  # noqa: F403
 from tensorweave.ops.functional_ops import *  # noqa: F403
@@ -89,6 +88,7 @@ from tensorweave import (  # noqa: E402  (sub-namespaces, as tf.* has them)
 )
 from tensorweave import app, compat, data, flags  # noqa: E402
 from tensorweave import tf_logging as logging  # noqa: E402
+from tensorweave import distribute  # noqa: E402  (tf.distribute.cluster_resolver)
 
 compat.v1 = sys.modules[__name__]
 from tensorweave import image  # noqa: E402
@@ -105,6 +105,11 @@ from tensorweave.ops.stitch_ops import dynamic_partition, dynamic_stitch  # noqa
 from tensorweave.ops.sparse_ops import *  # noqa: E402, F403
 from tensorweave.ops.check_ops import *  # noqa: E402, F403
 from tensorweave.ops.string_ops import *  # noqa: E402, F403
+from tensorweave.ops.math_extra_ops import *  # noqa: E402, F403
+from tensorweave import bitwise  # noqa: E402
+from tensorweave import nest  # noqa: E402
+from tensorweave.framework.context import container, executing_eagerly, init_scope  # noqa: E402
+from tensorweave.framework.tensor_util import make_ndarray, make_tensor_proto  # noqa: E402
 from tensorweave.ops.logging_ops import print_v2 as print  # noqa: E402, A001
 from tensorweave import debugging  # noqa: E402
 from tensorweave.ops.special_ops import polygamma, zeta  # noqa: E402

@@ -4,3 +4,4 @@ from tensorweave.ops.array_ops import check_numerics
 from tensorweave.ops.check_ops import *  # noqa: F403
 from tensorweave.ops.control_flow_ops import Assert
 from tensorweave.ops.math_ops import is_finite, is_inf, is_nan
+from tensorweave.ops.check_ops import verify_tensor_all_finite as assert_all_finite

@@ -3,7 +3,9 @@
 from tensorweave.ops.candidate_sampling_ops import *  # noqa: F403
 from tensorweave.ops.math_ops import sigmoid, tanh  # noqa: F401
 from tensorweave.ops.embedding_ops import *  # noqa: F403
+from tensorweave.ops.nn_composite import *  # noqa: F403
 from tensorweave.ops.nn_conv import *  # noqa: F403
+from tensorweave.ops.nn_conv3d import *  # noqa: F403
 from tensorweave.ops.nn_impl import *  # noqa: F403
 from tensorweave.ops.nn_losses import *  # noqa: F403
 from tensorweave.ops.nn_norm import *  # noqa: F403

@@ -14,3 +14,7 @@ from tensorweave.ops.sparse_ops import (  # noqa: F401
     sparse_tensor_dense_matmul as matmul, sparse_transpose as transpose,
 )
 from tensorweave.ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul  # noqa: F401
+from tensorweave.ops.sparse_ops import (  # noqa: F401
+    sparse_maximum as maximum, sparse_minimum as minimum, sparse_reduce_max as reduce_max,
+    sparse_split as split,
+)

@@ -2,8 +2,8 @@
 
 from tensorweave.training.learning_rate_decay import (  # noqa: F401
     cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
-    linear_cosine_decay, natural_exp_decay, piecewise_constant, piecewise_constant_decay,
-    polynomial_decay,
+    linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay, piecewise_constant,
+    piecewise_constant_decay, polynomial_decay,
 )
 from tensorweave.training.moving_averages import ExponentialMovingAverage  # noqa: F401
 from tensorweave.training.optimizer import Optimizer  # noqa: F401

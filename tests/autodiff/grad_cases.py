@@ -527,3 +527,24 @@ NO_GRADIENT = {
     "HSVToRGB": "TF marks it not differentiable",
     "ResizeBilinearGrad": "TF marks it not differentiable",
 }
+
+# Gradients checked against TensorFlow's gradient values (not finite differences) elsewhere.
+ELSEWHERE.update({
+    **{op: "tests/ops/test_sparse_ops.py (TF's gradients)" for op in (
+        "SparseAdd", "SparseReorder", "SparseReduceSum", "SparseSlice", "SparseSoftmax",
+        "SparseTensorDenseAdd", "SparseTensorDenseMatMul")},
+    **{op: "tests/ops/test_sampled.py (finite differences; TF's lookups)" for op in (
+        "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
+        "SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
+        "SparseSegmentSqrtNWithNumSegments", "SparseFillEmptyRows")},
+    **{op: "tests/ops/test_math_extra.py (TF's gradients)" for op in (
+        "Einsum", "Roll", "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2",
+        "MaxPool3D", "AvgPool3D", "AvgPool3DGrad")},
+})
+NO_GRADIENT.update({
+    "SparseReduceMax": "TF defines no gradient",
+    "SparseSparseMaximum": "TF defines no gradient",
+    "SparseSparseMinimum": "TF defines no gradient",
+    "SparseSplit": "TF defines no gradient",
+    "MaxPool3DGrad": "TF's needs MaxPool3DGradGrad (not registered here)",
+})

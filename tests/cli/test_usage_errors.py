@@ -73,7 +73,11 @@ CLUSTER = json.dumps({"ps": ["127.0.0.1:1"], "worker": ["127.0.0.1:2", "127.0.0.
 
 CASES = {
     "no command": ([], "required: COMMAND"),
-    "unknown command": (["serve"], "invalid choice: 'serve'"),
+    "unknown command": (["sever"], "invalid choice: 'sever'"),
+    "serve: no --model_base_path": (["serve", "--model_name", "m"],
+                                    "required: --model_base_path"),
+    "serve: missing directory": (["serve", "--model_name", "m", "--model_base_path", "/nope"],
+                                 "/nope: no such directory"),
     "explain: missing --fetch": (["explain", "{g}/g.pb"], "required: --fetch"),
     "explain: no such file": (["explain", "{g}/nope.pb", "--fetch", "out"], "no such file"),
     "explain: not a graph": (["explain", "{g}/notes.txt", "--fetch", "out"], "is not a GraphDef"),

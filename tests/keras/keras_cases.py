@@ -55,3 +55,15 @@ def run_case(tf, name: str) -> dict:
     for i, w in enumerate(model.get_weights()):
         result[f"weight{i}"] = w
     return result
+
+
+def interop_model(tf):
+    """A model with dense, batch-norm and convolution weights, named as Keras names them."""
+    keras = tf.keras
+    inputs = keras.Input(shape=(6,))
+    h = keras.layers.Dense(5, activation="relu")(inputs)
+    h = keras.layers.BatchNormalization()(h)
+    h = keras.layers.Reshape((5, 1))(h)
+    h = keras.layers.Conv1D(2, 2)(h)
+    outputs = keras.layers.Dense(3)(keras.layers.Flatten()(h))
+    return keras.Model(inputs, outputs)

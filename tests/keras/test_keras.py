@@ -190,7 +190,6 @@ def test_bad_input_gets_keras_errors():
 
 # Symbols of the 17 public TF1 codebases (../shared/reference) not built yet, with the reason.
 NOT_YET = {
-    "keras.applications.inception_v3": "pretrained applications (weights are a download)",
     "keras.estimator.model_to_estimator": "needs tf.estimator (the training-loop issue)",
 }
 
@@ -214,3 +213,70 @@ def test_every_keras_symbol_of_the_tf1_codebases_exists():
         if obj is None and symbol not in NOT_YET:
             missing.append(symbol)
     assert len(symbols) > 20 and missing == []
+
+
+def test_noise_layers_act_in_training_only():
+    x = keras.Input(shape=(5,))
+    model = keras.Model(x, keras.layers.GaussianNoise(1.0)(keras.layers.SpatialDropout1D(0.5)(
+        keras.layers.Reshape((5, 1))(x))))
+    data = np.ones((3, 5), np.float32)
+    np.testing.assert_array_equal(model.predict(data), data[..., None])
+    noisy = K.get_session().run(model.call(model.inputs[0], training=True),
+                                {model.inputs[0]: data})
+    assert not np.allclose(noisy, data[..., None])
+
+
+def test_inception_v3_has_kerass_layout_and_parameter_count():
+    model = keras.applications.InceptionV3(weights=None)
+    assert model.count_params() == 23_851_784           # Keras's figure for the 1000-class top
+    names = [layer.name for layer in model.layers]
+    assert [n for n in names if n.startswith("mixed")][:3] == ["mixed0", "mixed1", "mixed2"]
+    assert names[-2:] == ["avg_pool", "predictions"] and "mixed10" in names
+    assert K.int_shape(model.output) == (None, 1000)
+    with pytest.raises(FileNotFoundError, match="does not download"):
+        keras.applications.InceptionV3(weights="imagenet", include_top=False)
+    small = keras.applications.InceptionV3(weights=None, include_top=False,
+                                           input_shape=(75, 75, 3), pooling="avg")
+    assert K.int_shape(small.output) == (None, 2048)
+
+
+def test_masks_from_embedding_hold_the_lstm_state_over_padding():
+    """An LSTM over [ids..., 0, 0] with mask_zero gives the output it gives over [ids...];
+    a masked mean ignores the padding too."""
+    ids = keras.Input(shape=(None,), dtype="int32")
+    embedded = keras.layers.Embedding(10, 4, mask_zero=True)(ids)
+    last = keras.layers.LSTM(3)(embedded)
+    mean = keras.layers.GlobalAveragePooling1D()(embedded)
+    model = keras.Model(ids, [last, mean])
+    short = np.array([[3, 5, 7]])
+    padded = np.array([[3, 5, 7, 0, 0]])
+    for got, want in zip(model.predict(padded), model.predict(short)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    unmasked = keras.Model(ids, keras.layers.LSTM(3)(keras.layers.Embedding(10, 4)(ids)))
+    a, b = unmasked.predict(padded), unmasked.predict(short)
+    assert not np.allclose(a, b)
+
+
+def test_savedmodel_export_serves_and_loads_back(tmp_path):
+    from tensorweave.saved_model import loader
+
+    x, y = _digits(64)
+    model = keras.Sequential([keras.layers.Dense(8, activation="relu", input_shape=(64,)),
+                              keras.layers.Dropout(0.5),
+                              keras.layers.Dense(10, activation="softmax")])
+    model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    model.fit(x, y, epochs=1, verbose=0)
+    want = model.predict(x)
+    model.save(str(tmp_path / "sm"))
+    K.clear_session()
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = loader.load(sess, ["serve"], str(tmp_path / "sm"))
+        sig = meta.signature_def["serving_default"]
+        (name, info), = sig.inputs.items()
+        (_, out), = sig.outputs.items()
+        got = sess.run(out.name, {info.name: x})
+    assert name == "dense_input"
+    np.testing.assert_allclose(got, want, rtol=1e-5)    # dropout off in the served graph
+    loaded = keras.models.load_model(str(tmp_path / "sm"))
+    np.testing.assert_allclose(loaded.predict(x), want, rtol=1e-5)
+    assert loaded.metrics_names == ["loss", "acc"]

@@ -130,3 +130,22 @@ CASES += [
     OpCase("SparseSoftmax", lambda i, v, s: apply_op("SparseSoftmax", i, v, s),
            [_I, _V, _SH], _softmax_ref),
 ]
+CASES += [
+    OpCase("SparseReduceMax", lambda i, v, s, a: apply_op("SparseReduceMax", i, v, s, a),
+           [_I, _V, _SH, np.array([1], np.int32)],
+           lambda *a: np.array([1.0, 3.0], np.float32), exact_static_shape=False),
+    OpCase("SparseSparseMaximum",
+           lambda i, v, s, j, w, t: apply_op("SparseSparseMaximum", i, v, s, j, w, t),
+           [_I, _V, _SH, _I[1:], np.array([-5.0, 9.0], np.float32), _SH],
+           lambda *a: [_I, np.array([1.0, -2.0, 9.0], np.float32)], exact_static_shape=False),
+    OpCase("SparseSparseMinimum",
+           lambda i, v, s, j, w, t: apply_op("SparseSparseMinimum", i, v, s, j, w, t),
+           [_I, _V, _SH, _I[1:], np.array([-5.0, 9.0], np.float32), _SH],
+           lambda *a: [_I, np.array([0.0, -5.0, 3.0], np.float32)], exact_static_shape=False),
+    OpCase("SparseSplit",
+           lambda d, i, v, s: [t for part in apply_op("SparseSplit", d, i, v, s, num_split=2)
+                               for t in part],
+           [np.int64(0), _I, _V, _SH],
+           lambda *a: [_I[:1], _I[1:] - [1, 0], _V[:1], _V[1:], np.array([1, 3], np.int64),
+                       np.array([1, 3], np.int64)], exact_static_shape=False),
+]

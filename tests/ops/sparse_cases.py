@@ -64,6 +64,14 @@ CASES = {
     "reshape": lambda tf: tf.sparse_reshape(_sp(tf), [2, -1]),
     "fill_empty_rows": lambda tf: tf.sparse_fill_empty_rows(
         tf.SparseTensor([[1, 0], [3, 2]], [1.0, 2.0], [5, 3]), 9.0),
+    "reduce_max": lambda tf: [tf.sparse_reduce_max(_sp(tf), 1), tf.sparse_reduce_max(_sp(tf)),
+                              tf.sparse_reduce_max(_sp(tf), 0, keepdims=True)],
+    "maximum": lambda tf: tf.sparse_maximum(_sp(tf), tf.SparseTensor(
+        [[0, 1], [0, 2], [2, 3]], [4.0, -1.0, 0.25], SHAPE)),
+    "minimum": lambda tf: tf.sparse_minimum(_sp(tf), tf.SparseTensor(
+        [[0, 1], [0, 2], [2, 3]], [4.0, -1.0, 0.25], SHAPE)),
+    "split_1": lambda tf: tf.sparse_split(sp_input=_sp(tf), num_split=3, axis=1),
+    "split_0": lambda tf: tf.sparse_split(sp_input=_sp(tf), num_split=2, axis=0),
     "segment_sum": lambda tf: tf.sparse_segment_sum(tf.constant(DENSE), [0, 2, 3, 3],
                                                     [0, 0, 1, 3]),
     "segment_mean_n": lambda tf: tf.sparse_segment_mean(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import glob
 import os
+import time
 
 import numpy as np
 
@@ -309,6 +310,11 @@ def case_supervisor(tf, d):
                              summary_op=tf.summary.scalar("w0", m["w"][0, 0]))
     losses = []
     with sv.managed_session() as sess:
+        # NOTE: the checkpoint thread saves once at start; wait for it so that it cannot land
+        # after the save below (then `checkpoint` would name step 0, in TF as here).
+        deadline = time.time() + 60
+        while tf.train.latest_checkpoint(d) is None and time.time() < deadline:
+            time.sleep(0.01)
         for _ in range(5):
             if sv.should_stop():
                 break

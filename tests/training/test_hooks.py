@@ -280,3 +280,11 @@ def test_scaffold_collections():
 def test_nan_hook_message():
     assert str(tf.train.NanLossDuringTrainingError()) == "NaN loss during training."
     assert np.isnan(np.float32("nan"))
+
+
+def test_contrib_framework_global_step_helpers():
+    step = tf.contrib.framework.get_or_create_global_step()
+    assert step is tf.train.get_global_step() is tf.contrib.framework.get_global_step()
+    assert step.op.name == "global_step" and step.dtype.base_dtype == tf.int64
+    with pytest.raises(ValueError, match='"global_step" already exists'):
+        tf.contrib.framework.create_global_step()

@@ -141,3 +141,4 @@ def _sparse_softmax_grad(op, grad):
 
 
 NotDifferentiable("SparseAddGrad")
+NotDifferentiable("SparseConcat")  # NOTE: as TF (sparse_grad.py)

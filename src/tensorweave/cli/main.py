@@ -4,6 +4,9 @@
     tensorweave inspect CKPT [--tensor NAME]
     tensorweave server [--cluster JSON --job NAME --task I]
     tensorweave cluster --ps N --workers M
+    tensorweave ops [--format pbtxt|json]
+    tensorweave freeze --output_node_names OUT --output_graph F.pb (--input_saved_model_dir D | ...)
+    tensorweave serve --model_name NAME --model_base_path DIR [--port P --rest_api_port R]
 
 Errors: a command raises `UsageError` for a mistake in how it was called (a bad flag value, a
 file that is not there, a name not in the graph); `main` prints it as one line on stderr —
@@ -68,7 +71,7 @@ def command(name: str, help_text: str):
 
 def _load_commands() -> None:
     """Subcommands live in their own modules and register themselves on import."""
-    from tensorweave.cli import cluster, explain, inspect, server  # noqa: F401
+    from tensorweave.cli import cluster, explain, freeze, inspect, ops, serve, server  # noqa: F401
 
 
 def _version() -> str:

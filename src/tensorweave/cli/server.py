@@ -1,4 +1,5 @@
-"""`tensorweave server [--cluster JSON --job NAME --task I] [--host H --port P]`: one task.
+"""`tensorweave server [--cluster JSON --job NAME --task I | --from-env] [--host H --port P]`:
+one task (--from-env: the cluster and task of TF_CONFIG, as Kubernetes' TFJob sets it).
 
 Prints `target grpc://host:port` once serving and serves until SIGTERM or Ctrl-C. A --cluster
 that is not a JSON object of jobs, a --job or --task not in it, an address that cannot be
@@ -16,17 +17,24 @@ from tensorweave.distributed import server_main
 
 _WHICH_TASK = ("--cluster takes host:port addresses ([v6]:port), and --job NAME --task I name "
                "this task among them")
+_TF_CONFIG_EXAMPLE = ('\'{"cluster": {"worker": ["localhost:2222"]}, '
+                      '"task": {"type": "worker", "index": 0}}\'')
 _EXAMPLE = '\'{"ps": ["localhost:2222"], "worker": ["localhost:2223"]}\''
 
 
 def _args(p) -> None:
     server_main.add_args(p)
+    p.add_argument("--from-env", action="store_true",
+                   help="take --cluster, --job and --task from TF_CONFIG (as TensorFlow reads "
+                        "it: cluster, task.type, task.index)")
 
 
 @command("server", "serve one task of a cluster (the master service over gRPC)")(_args)
 def _server(args) -> int:
     from tensorweave import errors
 
+    if args.from_env:
+        _from_env(args)
     _check(args)
     _check_address(*_address(args))
     asked = server_main.stop_on_signals()
@@ -38,6 +46,28 @@ def _server(args) -> int:
         where = "its address in --cluster" if args.cluster else "--port (0 picks a free one)"
         raise UsageError(e.message, f"stop what listens there or change {where}") from None
     return server_main.serve_until(server, asked)
+
+
+def _from_env(args) -> None:
+    """Fills --cluster/--job/--task from TF_CONFIG (distributed/cluster_resolver.py)."""
+    from tensorweave.distributed.cluster_resolver import tf_config
+
+    if args.cluster or args.job is not None or args.task is not None:
+        raise UsageError("--from-env takes the task from TF_CONFIG",
+                         "give either --from-env or --cluster/--job/--task")
+    try:
+        config = tf_config()
+    except ValueError as e:
+        raise UsageError(str(e), f"set TF_CONFIG to e.g. {_TF_CONFIG_EXAMPLE}") from None
+    task = config.get("task") or {}
+    if not config.get("cluster") or "type" not in task:
+        raise UsageError("--from-env: TF_CONFIG has no cluster and task",
+                         f"set TF_CONFIG to e.g. {_TF_CONFIG_EXAMPLE}")
+    if task["type"] == "evaluator":
+        raise UsageError("--from-env: an evaluator task is outside the cluster: it serves "
+                         "nothing", "run the evaluation script itself on that task")
+    args.cluster = json.dumps(config["cluster"])
+    args.job, args.task = str(task["type"]), int(task.get("index", 0))
 
 
 def _check(args) -> None:

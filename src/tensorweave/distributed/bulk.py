@@ -31,6 +31,7 @@ from collections.abc import Callable
 from tensorweave import errors
 from tensorweave.distributed import address as hostport
 from tensorweave.distributed import bulk_wire as wire
+from tensorweave.distributed import keepalive
 from tensorweave.runtime.rendezvous import parse_key
 
 CONNECT_TIMEOUT_S = 10.0    # reaching a bulk port
@@ -153,6 +154,7 @@ class BulkServer:
     def _serve(self, conn: socket.socket) -> None:
         try:
             wire.tune(conn, STALL_TIMEOUT_S)
+            keepalive.tune_socket(conn)
             if self._greet(conn):
                 while not self._stopping.is_set() and self._answer(conn):
                     pass
@@ -325,14 +327,23 @@ class BulkClient:
             for part in request:
                 sock.sendall(part)
             return wire.read_reply(sock, STALL_TIMEOUT_S)
-        except TimeoutError:
+        except TimeoutError as e:
+            if keepalive.is_silent_peer(e):
+                raise self._silent() from None
             raise errors.DeadlineExceededError(
                 None, None, f"Timed out waiting for {what} from the bulk transport at "
                             f"{self.address}") from None
         except BrokenPipeError:
             raise wire.Closed(0) from None
         except OSError as e:
+            if keepalive.is_silent_peer(e):
+                raise self._silent() from None
             raise self._unavailable(str(e)) from None
+
+    def _silent(self) -> errors.UnavailableError:
+        return self._unavailable(
+            f"the peer stayed silent for over {keepalive.peer_timeout_s():g} s (TCP keepalive; "
+            f"{keepalive.ENV} sets it): its host or network is down")
 
     def _unavailable(self, why: str) -> errors.UnavailableError:
         return errors.UnavailableError(
@@ -355,6 +366,7 @@ class BulkClient:
         except OSError as e:
             raise self._unavailable(f"cannot connect: {e}") from None
         wire.tune(sock, STALL_TIMEOUT_S)
+        keepalive.tune_socket(sock)
         token = (self._token if self._token is not None else client_token()) or b""
         if len(token) > 0xFFFF:
             raise errors.InvalidArgumentError(None, None, "The RPC token is over 64 KB")

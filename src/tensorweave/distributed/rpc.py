@@ -118,14 +118,21 @@ def channel_for(address: str) -> grpc.Channel:
         return ch
 
 
+def channel_options() -> list:
+    """`CHANNEL_OPTIONS` with the keepalive that detects a silent server (keepalive.py)."""
+    from tensorweave.distributed import keepalive
+
+    return CHANNEL_OPTIONS + keepalive.channel_options()
+
+
 def _open_channel(address: str, config) -> grpc.Channel:
     from tensorweave.distributed import security
 
     creds = security.channel_credentials(config)
     if creds is None:
-        ch = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        ch = grpc.insecure_channel(address, options=channel_options())
     else:
-        ch = grpc.secure_channel(address, creds, options=CHANNEL_OPTIONS)
+        ch = grpc.secure_channel(address, creds, options=channel_options())
     return security.with_token(ch, config.token)
 
 

@@ -15,7 +15,7 @@ import grpc
 
 from tensorweave import errors
 from tensorweave.distributed import address as hostport
-from tensorweave.distributed import security
+from tensorweave.distributed import keepalive, security
 from tensorweave.distributed.bulk import BulkServer
 from tensorweave.distributed.cluster import ClusterSpec
 from tensorweave.distributed.grpc_master import add_master_service, master_calls
@@ -65,7 +65,8 @@ class Server:
         self._rpc_pool = ThreadPoolExecutor(max_workers=RPC_THREADS, thread_name_prefix="tw-rpc")
         self._grpc = grpc.server(self._rpc_pool,
                                  interceptors=security.server_interceptors(self.security),
-                                 options=CHANNEL_OPTIONS + [("grpc.so_reuseport", 0)])
+                                 options=CHANNEL_OPTIONS + keepalive.server_options()
+                                 + [("grpc.so_reuseport", 0)])
         add_master_service(self._master, self._grpc)
         servicer = add_worker_service(self._worker, self._grpc, self._steps)
         self.port = _bind(self._grpc, host, port, credentials)

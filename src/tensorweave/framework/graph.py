@@ -79,6 +79,7 @@ class Graph:
         self._functions: dict = {}
         self._gradient_overrides: dict[str, str] = {}
         self._control_flow_context = None  # a CondContext/WhileContext while building one
+        self.resource_container = ""  # `container(name)`: stateful ops' default container
         self.scopes = ScopeState(self)
 
     # -- control-flow context: the cond/while context new ops are built in ----------------------
@@ -272,6 +273,16 @@ class Graph:
 
     def colocate_with(self, op, ignore_existing: bool = False):
         return self.scopes.colocate_with(op, ignore_existing)
+
+    @contextlib.contextmanager
+    def container(self, container_name: str):
+        """Stateful ops created inside with an empty `container` attr get `container_name`
+        (their state lives in that resource container, as TF's Graph.container)."""
+        saved, self.resource_container = self.resource_container, container_name
+        try:
+            yield container_name
+        finally:
+            self.resource_container = saved
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map: dict[str, str]):

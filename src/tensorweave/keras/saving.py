@@ -39,10 +39,49 @@ def save_weights(model, filepath, overwrite=True, save_format=None) -> None:
         with _h5py().File(filepath, "w") as f:
             _write_weights_group(f, model)
         return
-    from tensorweave.training.saver import Saver
+    _write_object_based(model, os.fspath(filepath))
 
-    Saver(var_list=model.weights).save(K.get_session(), os.fspath(filepath),
-                                       write_meta_graph=False)
+
+def _object_keys(model) -> list:
+    """(weight, object path) of every weight, as tf.keras's object graph names them:
+    `layer_with_weights-i/<weight>` (`.../cell/<weight>` inside a recurrent layer)."""
+    out = []
+    for i, layer in enumerate(layer for layer in model.layers if layer.weights):
+        cell = "cell/" if hasattr(layer, "cell") else ""
+        out.extend((w, f"layer_with_weights-{i}/{cell}{w.name[:-2].split('/')[-1]}")
+                   for w in layer.weights)
+    return out
+
+
+def _write_object_based(model, prefix: str) -> None:
+    """An object-based checkpoint at `prefix` (what TF's `save_weights` writes in the TF
+    format): the weights under their object paths plus the serialized object graph, and the
+    `checkpoint` state file beside it."""
+    from tensorweave.proto.trackable_object_graph_pb2 import TrackableObjectGraph
+    from tensorweave.training.checkpoint.bundle import BundleWriter
+    from tensorweave.training.checkpoint.state import update_checkpoint_state
+
+    pairs = _object_keys(model)
+    graph = TrackableObjectGraph()
+    graph.nodes.add()
+    nodes: dict[str, int] = {"": 0}
+    for w, path in pairs:
+        parent = ""
+        for part in path.split("/"):
+            here = f"{parent}/{part}" if parent else part
+            if here not in nodes:
+                nodes[here] = len(graph.nodes)
+                graph.nodes.add()
+                graph.nodes[nodes[parent]].children.add(node_id=nodes[here], local_name=part)
+            parent = here
+        graph.nodes[nodes[path]].attributes.add(name="VARIABLE_VALUE", full_name=w.op.name,
+                                                checkpoint_key=path + _ATTRIBUTE)
+    with BundleWriter(prefix) as writer:
+        for (_, path), value in zip(pairs, K.batch_get_value([w for w, _ in pairs])):
+            writer.add(path + _ATTRIBUTE, value)
+        writer.add("_CHECKPOINTABLE_OBJECT_GRAPH",
+                   np.array(graph.SerializeToString(), dtype=object))
+    update_checkpoint_state(os.path.dirname(prefix) or ".", prefix)
 
 
 def _write_weights_group(group, model) -> None:
@@ -70,9 +109,40 @@ def load_weights(model, filepath, by_name=False) -> None:
             group = f["model_weights"] if "model_weights" in f else f
             _read_weights_group(group, model, by_name)
         return
+    from tensorweave.training.checkpoint_utils import load_checkpoint
     from tensorweave.training.saver import Saver
 
+    reader = load_checkpoint(os.fspath(filepath))
+    if any(k.endswith(_ATTRIBUTE) for k in reader.get_variable_to_shape_map()):
+        K.batch_set_value(_object_based_pairs(model, reader))
+        return
     Saver(var_list=model.weights).restore(K.get_session(), os.fspath(filepath))
+
+
+_ATTRIBUTE = "/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+def _object_based_pairs(model, reader) -> list:
+    """(weight, value) pairs from an object-based checkpoint (what tf.keras's `save_weights`
+    writes in the TF format): the i-th layer with weights is `layer_with_weights-i`, its
+    weights children named as the weights are (`kernel`, `cell/kernel` in an RNN).
+
+    Raises:
+      ValueError: a weight the checkpoint does not hold.
+    """
+    keys = set(reader.get_variable_to_shape_map())
+    pairs = []
+    for i, layer in enumerate(layer for layer in model.layers if layer.weights):
+        for w in layer.weights:
+            short = w.name[:-2].split("/")[-1]
+            key = next((k for k in (f"layer_with_weights-{i}/{short}{_ATTRIBUTE}",
+                                    f"layer_with_weights-{i}/cell/{short}{_ATTRIBUTE}")
+                        if k in keys), None)
+            if key is None:
+                raise ValueError(f"The checkpoint has no value for {w.name} (looked for "
+                                 f"layer_with_weights-{i}/{short}).")
+            pairs.append((w, reader.get_tensor(key)))
+    return pairs
 
 
 def _read_weights_group(group, model, by_name: bool) -> None:
@@ -182,37 +252,100 @@ def model_from_json(json_string, custom_objects=None):
 
 
 # -- whole models --------------------------------------------------------------------------------
+def _training_config(model) -> str | None:
+    if getattr(model, "optimizer", None) is None or isinstance(model.optimizer, str):
+        return None
+    from tensorweave.keras import optimizers
+
+    loss = model.loss if isinstance(model.loss, (str, list, dict)) else \
+        getattr(model.loss, "__name__", str(model.loss))
+    return json.dumps({"optimizer_config": optimizers.serialize(model.optimizer), "loss": loss,
+                       "metrics": model._compile_metrics})
+
+
 def save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None):
-    """HDF5: the architecture, the weights and the compile arguments."""
+    """HDF5 (a path ending in .h5, or save_format="h5"): the architecture, the weights and
+    the compile arguments; otherwise a SavedModel directory (see `export_saved_model`)."""
     if not is_h5(filepath, save_format):
-        raise NotImplementedError("Saving a whole Keras model needs the HDF5 format here "
-                                  "(a path ending in .h5); SavedModel export is not "
-                                  "available for Keras models yet.")
+        export_saved_model(model, filepath)
+        return
     with _h5py().File(filepath, "w") as f:
         f.attrs["model_config"] = to_json(model).encode()
         f.attrs["keras_version"], f.attrs["backend"] = b"2.2.4-tf", b"tensorflow"
-        if getattr(model, "optimizer", None) is not None and include_optimizer:
-            from tensorweave.keras import optimizers
-
-            loss = model.loss if isinstance(model.loss, (str, list, dict)) else \
-                getattr(model.loss, "__name__", str(model.loss))
-            f.attrs["training_config"] = json.dumps(
-                {"optimizer_config": optimizers.serialize(model.optimizer), "loss": loss,
-                 "metrics": model._compile_metrics}).encode()
+        training = _training_config(model) if include_optimizer else None
+        if training is not None:
+            f.attrs["training_config"] = training.encode()
         _write_weights_group(f.create_group("model_weights"), model)
 
 
+KERAS_METADATA = "keras_model.json"   # in the SavedModel's assets.extra/
+
+
+def export_saved_model(model, saved_model_path, serving_only=False, **kwargs) -> None:
+    """A SavedModel of the model's inference graph (tag "serve", signature "serving_default":
+    the inputs and outputs by layer name, as TF 1.15's `tf.keras.experimental.
+    export_saved_model`), servable by `tensorweave serve` and TF Serving; with the Keras
+    config and weight names in `assets.extra/keras_model.json`, so `load_model` rebuilds it.
+    """
+    from tensorweave.saved_model import builder, signature_def_utils, tag_constants
+
+    outputs = getattr(model, "_eval_outputs", None) or model.outputs
+    signature = signature_def_utils.predict_signature_def(
+        inputs=dict(zip(model.input_names, model.inputs)),
+        outputs=dict(zip(model.output_names, outputs)))
+    build = builder.SavedModelBuilder(os.fspath(saved_model_path))
+    build.add_meta_graph_and_variables(K.get_session(), [tag_constants.SERVING],
+                                       signature_def_map={"serving_default": signature})
+    build.save()
+    extra = os.path.join(os.fspath(saved_model_path), "assets.extra")
+    os.makedirs(extra, exist_ok=True)
+    with open(os.path.join(extra, KERAS_METADATA), "w") as f:
+        json.dump({"model_config": json.loads(to_json(model)),
+                   "weights": [w.op.name for w in model.weights],
+                   "training_config": _training_config(model)}, f)
+
+
 def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Keras's name
-    """A model saved by `save_model` (or Keras's HDF5), compiled again when it was."""
+    """A model saved by `save_model` (HDF5, Keras's too, or our SavedModel), compiled again
+    when it was.
+
+    Raises:
+      ValueError: a SavedModel without Keras's metadata (not written by `save_model`).
+    """
+    if os.path.isdir(os.fspath(filepath)):
+        return _load_saved_model(os.fspath(filepath), compile)
     with _h5py().File(filepath, "r") as f:
         config = f.attrs["model_config"]
         model = model_from_json(config.decode() if isinstance(config, bytes) else config)
         _read_weights_group(f["model_weights"], model, by_name=False)
         training = f.attrs.get("training_config")
     if compile and training is not None:
-        from tensorweave.keras import optimizers
-
-        training = json.loads(training.decode() if isinstance(training, bytes) else training)
-        model.compile(optimizer=optimizers.get(training["optimizer_config"]),
-                      loss=training["loss"], metrics=training.get("metrics"))
+        _compile_from(model, json.loads(training.decode() if isinstance(training, bytes)
+                                        else training))
     return model
+
+
+def _load_saved_model(path: str, compile: bool):  # noqa: A002
+    from tensorweave.saved_model.loader import variables_path
+    from tensorweave.training.checkpoint_utils import load_checkpoint
+
+    meta_path = os.path.join(path, "assets.extra", KERAS_METADATA)
+    if not os.path.exists(meta_path):
+        raise ValueError(f"{path} is a SavedModel without Keras metadata ({meta_path}); load "
+                         "it with tf.saved_model.loader.load instead.")
+    with open(meta_path) as f:
+        meta = json.load(f)
+    model = model_from_config(meta["model_config"])
+    reader = load_checkpoint(variables_path(path))
+    K.batch_set_value([(w, reader.get_tensor(name))
+                       for w, name in zip(model.weights, meta["weights"])])
+    if compile and meta.get("training_config"):
+        _compile_from(model, json.loads(meta["training_config"]))
+    return model
+
+
+def _compile_from(model, training: dict) -> None:
+    from tensorweave.keras import optimizers
+
+    model.compile(optimizer=optimizers.get(training["optimizer_config"]),
+                  loss=training["loss"], metrics=training.get("metrics"))

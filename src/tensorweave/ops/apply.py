@@ -47,6 +47,8 @@ def create_op(op_def: OpDef, args, kwargs, name=None, graph=None) -> Operation:
         with graph.as_default(), graph.scopes.name_scope(name or op_def.name) as scope:
             inputs = _convert_inputs(op_def, values, attrs)
     _fill_attrs(op_def, attrs)
+    if graph.resource_container and op_def.stateful and attrs.get("container") == "":
+        attrs["container"] = graph.resource_container
     out_dtypes = _output_dtypes(op_def, attrs)
     return add_op(graph, op_def, scope, inputs, attrs, out_dtypes)
 

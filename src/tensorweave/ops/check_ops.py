@@ -251,6 +251,35 @@ def is_strictly_increasing(x, name=None):
     return _monotone(x, "Less", name, "is_strictly_increasing")
 
 
+def assert_proper_iterable(values) -> None:
+    """TypeError unless `values` is an iterable of values (not a tensor, array or string)."""
+    unintentional = (np.ndarray, str, bytes)
+    if hasattr(values, "op") or isinstance(values, unintentional):
+        raise TypeError(f"Expected argument \"values\" to be a \"proper\" iterable.  Found: "
+                        f"{type(values)}")
+    if not hasattr(values, "__iter__"):
+        raise TypeError(f"Expected argument \"values\" to be iterable.  Found: {type(values)}")
+
+
+def assert_same_float_dtype(tensors=None, dtype=None):
+    """The one floating dtype of `tensors` (and `dtype`); float32 when there is none.
+
+    Raises:
+      ValueError: dtypes differ, or the common dtype is not floating.
+    """
+    found = dtypes.as_dtype(dtype).base_dtype if dtype is not None else None
+    for t in tensors or []:
+        dt = t.dtype.base_dtype
+        if found is not None and dt != found:
+            raise ValueError(f"{t.name}, type={dt}: expected type {found}.")
+        found = dt
+    if found is None:
+        return dtypes.float32
+    if not found.is_floating:
+        raise ValueError(f"Expected floating point type, got {found}.")
+    return found
+
+
 # -- numerics ------------------------------------------------------------------------------
 def verify_tensor_all_finite(t, msg, name=None):
     """`t`, after a CheckNumerics with message `msg` (TF1 `tf.verify_tensor_all_finite`)."""
@@ -290,4 +319,5 @@ __all__ = ["assert_equal", "assert_none_equal", "assert_less", "assert_less_equa
            "assert_negative", "assert_non_positive", "assert_near", "assert_rank",
            "assert_rank_at_least", "assert_rank_in", "assert_type", "assert_integer",
            "assert_scalar", "is_numeric_tensor", "is_non_decreasing", "is_strictly_increasing",
-           "verify_tensor_all_finite", "add_check_numerics_ops"]
+           "verify_tensor_all_finite", "add_check_numerics_ops", "assert_proper_iterable",
+           "assert_same_float_dtype"]

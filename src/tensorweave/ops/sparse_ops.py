@@ -223,6 +223,33 @@ register_op("SparseSoftmax", inputs=["sp_indices: int64", "sp_values: T", "sp_sh
             shape_fn=_softmax_shape)
 
 
+def _split_shape(ctx):
+    n = ctx.attr("num_split")
+    _, rank = _sparse_in(ctx, 1)
+    return ([TensorShape([None, rank])] * n + [TensorShape([None])] * n
+            + [TensorShape([rank])] * n)
+
+
+def _sparse_max_shape(ctx):
+    _sparse_in(ctx, 0)
+    _, rank = _sparse_in(ctx, 3)
+    return [TensorShape([None, rank]), TensorShape([None])]
+
+
+register_op("SparseReduceMax", inputs=_SP3 + ["reduction_axes: int32"], outputs=["output: T"],
+            attrs=["keep_dims: bool = false", "T: realnumbertype"], shape_fn=_reduce_sum_shape)
+for _name in ("SparseSparseMaximum", "SparseSparseMinimum"):
+    register_op(_name, inputs=["a_indices: int64", "a_values: T", "a_shape: int64",
+                               "b_indices: int64", "b_values: T", "b_shape: int64"],
+                outputs=["output_indices: int64", "output_values: T"],
+                attrs=["T: realnumbertype"], shape_fn=_sparse_max_shape)
+register_op("SparseSplit", inputs=["split_dim: int64", "indices: int64", "values: T",
+                                   "shape: int64"],
+            outputs=["output_indices: num_split * int64", "output_values: num_split * T",
+                     "output_shape: num_split * int64"],
+            attrs=["num_split: int >= 1", "T: type"], shape_fn=_split_shape)
+
+
 # -- Python API --------------------------------------------------------------------------------
 def _sparse(sp_input, what: str = "sp_input") -> SparseTensor:
     if not isinstance(sp_input, SparseTensor):
@@ -373,6 +400,48 @@ def sparse_softmax(sp_input, name=None) -> SparseTensor:
     return SparseTensor(sp_input.indices, values, sp_input.dense_shape)
 
 
+def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None,
+                      keep_dims=None, name=None):
+    """The dense max of the present values of `sp_input` over `axis` (None: all); a cell
+    with no present value is 0, as TF (SparseReduceMax)."""
+    sp_input = _sparse(sp_input)
+    axis = reduction_axes if axis is None else axis
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    return apply_op("SparseReduceMax", sp_input.indices, sp_input.values, sp_input.dense_shape,
+                    convert_to_tensor([] if axis is None else axis, dtype=dtypes.int32),
+                    keep_dims=keep, name=name)
+
+
+def _sparse_pair(op_type):
+    def fn(sp_a, sp_b, name=None):
+        sp_a, sp_b = _sparse(sp_a, "sp_a"), _sparse(sp_b, "sp_b")
+        indices, values = apply_op(op_type, sp_a.indices, sp_a.values, sp_a.dense_shape,
+                                   sp_b.indices, sp_b.values, sp_b.dense_shape, name=name)
+        return SparseTensor(indices, values, sp_a.dense_shape)
+
+    fn.__name__ = f"sparse_{op_type[12:].lower()}"
+    fn.__doc__ = (f"Element-wise {op_type[12:].lower()} of two SparseTensors of one shape (an "
+                  f"absent entry counts as 0) ({op_type}).")
+    return fn
+
+
+sparse_maximum = _sparse_pair("SparseSparseMaximum")
+sparse_minimum = _sparse_pair("SparseSparseMinimum")
+
+
+def sparse_split(keyword_required=None, sp_input=None, num_split=None, axis=None, name=None,
+                 split_dim=None) -> list:
+    """`sp_input` cut into `num_split` SparseTensors along `axis`; the first
+    (size % num_split) pieces are one longer (SparseSplit)."""
+    del keyword_required
+    axis = split_dim if axis is None else axis
+    sp_input = _sparse(sp_input)
+    indices, values, shapes = apply_op(
+        "SparseSplit", convert_to_tensor(axis, dtype=dtypes.int64), sp_input.indices,
+        sp_input.values, sp_input.dense_shape, num_split=int(num_split), name=name)
+    return [SparseTensor(i, v, s) for i, v, s in zip(indices, values, shapes)]
+
+
 def _segment_wrapper(kind: str):
     def fn(data, indices, segment_ids, name=None, num_segments=None):
         if num_segments is None:
@@ -394,4 +463,5 @@ sparse_segment_sqrt_n = _segment_wrapper("SqrtN")
 __all__ = ["sparse_reshape", "sparse_fill_empty_rows", "sparse_retain", "sparse_segment_sum",
            "sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_reorder",
            "sparse_transpose", "sparse_reduce_sum", "sparse_tensor_dense_matmul", "sparse_add",
-           "sparse_concat", "sparse_slice", "sparse_softmax"]
+           "sparse_concat", "sparse_slice", "sparse_softmax", "sparse_reduce_max",
+           "sparse_maximum", "sparse_minimum", "sparse_split"]

@@ -7,6 +7,9 @@ What Keras adds to a TF1 layer:
 - `input_shape=`/`input_dim=`/`batch_input_shape=`/`batch_size=` for a model's first layer;
 - the learning phase: a layer whose `call` takes `training` and is called without it gets
   `backend.learning_phase()`;
+- masks: a layer's `compute_mask(inputs, mask)` gives its output's mask (Embedding with
+  `mask_zero`, Masking); a layer whose `call` takes `mask` receives its input's mask (the
+  recurrent layers skip masked steps); layers that `supports_masking` pass it on;
 - the functional graph: every call records (layer, inputs, outputs) as a node, so a `Model`
   can find its layers from its inputs and outputs and apply them again to new tensors;
 - `get_config`/`from_config`, `get_weights`/`set_weights` (through the Keras session).
@@ -36,6 +39,12 @@ class Node:
 
 
 _PRODUCER: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # tensor → (node, index)
+_MASKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # tensor → its Keras mask
+
+
+def mask_of(tensor):
+    """The Keras mask of `tensor` (a bool tensor over its leading axes), or None."""
+    return _MASKS.get(tensor) if isinstance(tensor, Tensor) else None
 
 
 def producer(tensor):
@@ -82,8 +91,10 @@ def keras_layer(cls):
 
 class Layer(tf_base.Layer):
     """Base of the Keras layers: subclasses implement `build(input_shape)` (weights through
-    `add_weight`), `call(inputs, **kwargs)` and, optionally, `compute_output_shape` and
-    `get_config`."""
+    `add_weight`), `call(inputs, **kwargs)` and, optionally, `compute_output_shape`,
+    `compute_mask` and `get_config`."""
+
+    _supports_masking = False   # pass an input's mask on unchanged
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         batch_size = kwargs.pop("batch_size", None)
@@ -98,9 +109,11 @@ class Layer(tf_base.Layer):
             batch_input_shape = (batch_size, *tuple(input_shape))
         self._batch_input_shape = None if batch_input_shape is None else tuple(batch_input_shape)
         super().__init__(trainable=trainable, name=name, dtype=dtype, **kwargs)
-        self._expects_training_arg = "training" in inspect.signature(self.call).parameters
+        params = inspect.signature(self.call).parameters
+        self._expects_training_arg = "training" in params
+        self._expects_mask_arg = "mask" in params
         self.inbound_nodes: list[Node] = []
-        self.supports_masking = False
+        self.supports_masking = type(self)._supports_masking
 
     def _init_set_name(self, name) -> None:
         base = to_snake_case(type(self).__name__)
@@ -115,13 +128,28 @@ class Layer(tf_base.Layer):
     def __call__(self, inputs, *args, **kwargs):
         if self._expects_training_arg and kwargs.get("training") is None:
             kwargs["training"] = K.learning_phase()
-        kwargs.pop("mask", None)
+        mask = kwargs.pop("mask", None)
+        if mask is None:
+            masks = [mask_of(t) for t in to_list(inputs)]
+            mask = masks[0] if len(masks) == 1 else (masks if any(
+                m is not None for m in masks) else None)
+        if self._expects_mask_arg and mask is not None:
+            kwargs["mask"] = mask
         outputs = super().__call__(inputs, *args, **kwargs)
         if self._initial_weights is not None:
             self.set_weights(self._initial_weights)
             self._initial_weights = None
-        self._record(inputs, outputs, kwargs)
+        out_mask = self.compute_mask(inputs, mask)
+        if out_mask is not None:
+            for t in to_list(outputs):
+                if isinstance(t, Tensor):
+                    _MASKS[t] = out_mask
+        self._record(inputs, outputs, {k: v for k, v in kwargs.items() if k != "mask"})
         return outputs
+
+    def compute_mask(self, inputs, mask=None):
+        """The output's mask: the input's where the layer `supports_masking`, else None."""
+        return mask if self.supports_masking else None
 
     def _record(self, inputs, outputs, kwargs) -> None:
         node = Node(self, to_list(inputs), to_list(outputs),
@@ -183,9 +211,6 @@ class Layer(tf_base.Layer):
     @classmethod
     def from_config(cls, config: dict):
         return cls(**config)
-
-    def compute_output_shape(self, input_shape):
-        return input_shape
 
     def count_params(self) -> int:
         return int(sum(K.count_params(w) for w in self.weights))

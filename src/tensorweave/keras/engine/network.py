@@ -80,6 +80,28 @@ class Network(Layer):
             self._tracked.append(value)
         super().__setattr__(name, value)
 
+    @property
+    def input(self):
+        if not self._is_graph_network:
+            return super().input
+        return self.inputs[0] if len(self.inputs) == 1 else self.inputs
+
+    @property
+    def output(self):
+        if not self._is_graph_network:
+            return super().output
+        return self.outputs[0] if len(self.outputs) == 1 else self.outputs
+
+    @property
+    def input_shape(self):
+        shapes = [K.int_shape(t) for t in to_list(self.input)]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self):
+        shapes = [K.int_shape(t) for t in to_list(self.output)]
+        return shapes[0] if len(shapes) == 1 else shapes
+
     # -- layers and weights -----------------------------------------------------------------------
     @property
     def layers(self) -> list:

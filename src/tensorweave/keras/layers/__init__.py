@@ -18,10 +18,32 @@ from tensorweave.keras.layers.convolutional import (
     Convolution2D,
     Cropping2D,
     Deconvolution2D,
+    DepthwiseConv2D,
+    SeparableConv1D,
+    SeparableConv2D,
+    SeparableConvolution1D,
+    SeparableConvolution2D,
     UpSampling1D,
     UpSampling2D,
     ZeroPadding1D,
     ZeroPadding2D,
+)
+from tensorweave.keras.layers.convolutional3d import (
+    AveragePooling3D,
+    AvgPool3D,
+    Conv3D,
+    Conv3DTranspose,
+    Convolution3D,
+    Cropping1D,
+    Cropping3D,
+    GlobalAveragePooling3D,
+    GlobalAvgPool3D,
+    GlobalMaxPool3D,
+    GlobalMaxPooling3D,
+    MaxPool3D,
+    MaxPooling3D,
+    UpSampling3D,
+    ZeroPadding3D,
 )
 from tensorweave.keras.layers.core import (
     Activation,
@@ -53,6 +75,13 @@ from tensorweave.keras.layers.merge import (
     minimum,
     multiply,
     subtract,
+)
+from tensorweave.keras.layers.noise import (
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
 )
 from tensorweave.keras.layers.normalization import BatchNormalization, LayerNormalization
 from tensorweave.keras.layers.pooling import (

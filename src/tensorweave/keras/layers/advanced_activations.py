@@ -10,6 +10,8 @@ from tensorweave.ops import math_ops, nn_ops
 
 @keras_layer
 class LeakyReLU(Layer):
+    _supports_masking = True
+
     def __init__(self, alpha=0.3, **kwargs):
         super().__init__(**kwargs)
         self.alpha = float(alpha)
@@ -21,6 +23,8 @@ class LeakyReLU(Layer):
 @keras_layer
 class PReLU(Layer):
     """max(0, x) + alpha * min(0, x) with a learned `alpha` per feature."""
+
+    _supports_masking = True
 
     def __init__(self, alpha_initializer="zeros", alpha_regularizer=None,
                  alpha_constraint=None, shared_axes=None, **kwargs):
@@ -41,6 +45,8 @@ class PReLU(Layer):
 
 @keras_layer
 class ELU(Layer):
+    _supports_masking = True
+
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
         self.alpha = float(alpha)
@@ -51,6 +57,8 @@ class ELU(Layer):
 
 @keras_layer
 class ThresholdedReLU(Layer):
+    _supports_masking = True
+
     def __init__(self, theta=1.0, **kwargs):
         super().__init__(**kwargs)
         self.theta = float(theta)
@@ -61,6 +69,8 @@ class ThresholdedReLU(Layer):
 
 @keras_layer
 class ReLU(Layer):
+    _supports_masking = True
+
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
         self.max_value, self.negative_slope = max_value, negative_slope
@@ -71,6 +81,8 @@ class ReLU(Layer):
 
 @keras_layer
 class Softmax(Layer):
+    _supports_masking = True
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tensorweave.keras import backend as K
 from tensorweave.keras.engine.base_layer import Layer, keras_layer
-from tensorweave.ops import array_ops, joining_ops
+from tensorweave.ops import array_ops, joining_ops, nn_conv, nn_ops
 from tensorweave.training.layers import convolutional as tf_conv
 
 
@@ -47,24 +47,59 @@ class Conv2DTranspose(Layer, tf_conv.Conv2DTranspose):
 
 
 @keras_layer
-class Conv1D(Conv2D):
-    """1-D convolution over (batch, steps, channels): `kernel` [k, in, filters], run as a
-    2-D convolution over a height of one."""
+class Conv1D(Layer):
+    """1-D convolution over (batch, steps, channels): `kernel` [k, in, filters] (Keras's
+    shape, so weights cross with tf-keras), `bias` [filters]; run as a 2-D convolution over a
+    height of one."""
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
-                 dilation_rate=1, activation=None, use_bias=True, **kwargs):
-        super().__init__(filters, (1, _pairs(kernel_size, 1)[0]), (1, _pairs(strides, 1)[0]),
-                         padding, None, (1, _pairs(dilation_rate, 1)[0]), activation,
-                         use_bias, **kwargs)
+                 dilation_rate=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.filters, self.kernel_size = int(filters), _pairs(kernel_size, 1)[0]
+        self.strides, self.dilation_rate = _pairs(strides, 1)[0], _pairs(dilation_rate, 1)[0]
+        self.padding = padding.upper()
+        self.activation = _activation(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = _initializer(kernel_initializer)
+        self.bias_initializer = _initializer(bias_initializer)
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
 
     def build(self, input_shape) -> None:
-        shape = list(input_shape) if not hasattr(input_shape, "as_list") else \
-            input_shape.as_list()
-        super().build([shape[0], 1, *shape[1:]])
-        self.input_spec = None
+        channels = int(input_shape[-1])
+        self.kernel = self.add_weight("kernel", [self.kernel_size, channels, self.filters],
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
+        self.built = True
 
     def call(self, inputs):
-        return array_ops.squeeze(super().call(array_ops.expand_dims(inputs, 1)), [1])
+        y = nn_conv.conv2d(array_ops.expand_dims(inputs, 1),
+                           array_ops.expand_dims(self.kernel, 0),
+                           strides=[1, 1, self.strides, 1], padding=self.padding,
+                           dilations=[1, 1, self.dilation_rate, 1])
+        y = array_ops.squeeze(y, [1])
+        if self.bias is not None:
+            y = nn_ops.bias_add(y, self.bias)
+        return self.activation(y) if self.activation is not None else y
+
+
+def _activation(identifier):
+    from tensorweave.keras import activations
+
+    return activations.get(identifier)
+
+
+def _initializer(identifier):
+    from tensorweave.keras import initializers
+
+    return initializers.get(identifier)
 
 
 @keras_layer
@@ -154,3 +189,103 @@ def _repeat_axis(x, times: int, axis: int):
 Convolution2D, Convolution1D, Deconvolution2D, Conv2DTranspose_ = (Conv2D, Conv1D,
                                                                    Conv2DTranspose,
                                                                    Conv2DTranspose)
+
+
+@keras_layer
+class DepthwiseConv2D(Layer):
+    """Per-channel 2-D convolution: `depthwise_kernel` [kh, kw, in, depth_multiplier]."""
+
+    def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
+                 data_format=None, activation=None, use_bias=True,
+                 depthwise_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
+        for unused in ("depthwise_regularizer", "bias_regularizer", "depthwise_constraint",
+                       "bias_constraint", "dilation_rate"):
+            kwargs.pop(unused, None)
+        super().__init__(**kwargs)
+        self.kernel_size, self.strides = _pairs(kernel_size), _pairs(strides)
+        self.padding, self.depth_multiplier = padding.upper(), int(depth_multiplier)
+        self.activation, self.use_bias = _activation(activation), use_bias
+        self.depthwise_initializer = _initializer(depthwise_initializer)
+        self.bias_initializer = _initializer(bias_initializer)
+
+    def build(self, input_shape) -> None:
+        channels = int(input_shape[-1])
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel", [*self.kernel_size, channels, self.depth_multiplier],
+            initializer=self.depthwise_initializer)
+        self.bias = self.add_weight("bias", [channels * self.depth_multiplier],
+                                    initializer=self.bias_initializer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        y = nn_conv.depthwise_conv2d(inputs, self.depthwise_kernel,
+                                     [1, *self.strides, 1], self.padding)
+        return _finish(self, y)
+
+
+@keras_layer
+class SeparableConv2D(Layer):
+    """A depthwise convolution then a 1x1 one: `depthwise_kernel` [kh, kw, in, m],
+    `pointwise_kernel` [1, 1, in * m, filters], `bias` [filters]."""
+
+    rank = 2
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
+                 dilation_rate=1, depth_multiplier=1, activation=None, use_bias=True,
+                 depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
+                 bias_initializer="zeros", **kwargs):
+        for unused in ("depthwise_regularizer", "pointwise_regularizer", "bias_regularizer",
+                       "depthwise_constraint", "pointwise_constraint", "bias_constraint"):
+            kwargs.pop(unused, None)
+        super().__init__(**kwargs)
+        self.filters, self.depth_multiplier = int(filters), int(depth_multiplier)
+        self.kernel_size = _pairs(kernel_size, self.rank)
+        self.strides = _pairs(strides, self.rank)
+        self.padding = padding.upper()
+        self.activation, self.use_bias = _activation(activation), use_bias
+        self.depthwise_initializer = _initializer(depthwise_initializer)
+        self.pointwise_initializer = _initializer(pointwise_initializer)
+        self.bias_initializer = _initializer(bias_initializer)
+
+    def build(self, input_shape) -> None:
+        channels = int(input_shape[-1])
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel", [*self.kernel_size, channels, self.depth_multiplier],
+            initializer=self.depthwise_initializer)
+        self.pointwise_kernel = self.add_weight(
+            "pointwise_kernel", [*(1,) * self.rank, channels * self.depth_multiplier,
+                                 self.filters], initializer=self.pointwise_initializer)
+        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer) \
+            if self.use_bias else None
+        self.built = True
+
+    def _separable(self, x, depthwise, pointwise, strides):
+        return nn_conv.separable_conv2d(x, depthwise, pointwise, [1, *strides, 1],
+                                        self.padding)
+
+    def call(self, inputs):
+        return _finish(self, self._separable(inputs, self.depthwise_kernel,
+                                             self.pointwise_kernel, self.strides))
+
+
+@keras_layer
+class SeparableConv1D(SeparableConv2D):
+    """SeparableConv2D over a height of one (kernels [k, in, m] and [1, in * m, filters])."""
+
+    rank = 1
+
+    def call(self, inputs):
+        y = self._separable(array_ops.expand_dims(inputs, 1),
+                            array_ops.expand_dims(self.depthwise_kernel, 0),
+                            array_ops.expand_dims(self.pointwise_kernel, 0),
+                            (1, self.strides[0]))
+        return _finish(self, array_ops.squeeze(y, [1]))
+
+
+def _finish(layer, y):
+    if layer.bias is not None:
+        y = nn_ops.bias_add(y, layer.bias)
+    return layer.activation(y) if layer.activation is not None else y
+
+
+SeparableConvolution2D, SeparableConvolution1D = SeparableConv2D, SeparableConv1D

@@ -14,6 +14,8 @@ from tensorweave.training.layers.utils import get_activation
 class Dense(Layer, tf_core.Dense):
     """`activation(inputs @ kernel + bias)`; `kernel` glorot_uniform, `bias` zeros."""
 
+    _supports_masking = True
+
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
@@ -31,6 +33,8 @@ class Dense(Layer, tf_core.Dense):
 class Dropout(Layer, tf_core.Dropout):
     """Drops `rate` of the inputs in the training phase, the identity otherwise."""
 
+    _supports_masking = True
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         Layer.__init__(self, rate=rate, noise_shape=noise_shape, seed=seed, **kwargs)
 
@@ -44,6 +48,8 @@ class Flatten(Layer, tf_core.Flatten):
 @keras_layer
 class Activation(Layer):
     """`activation(inputs)`, by name ("relu", "softmax", ...) or callable."""
+
+    _supports_masking = True
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
@@ -121,11 +127,15 @@ class ActivityRegularization(Layer):
 
 @keras_layer
 class Masking(Layer):
-    """Zeroes the timesteps whose features all equal `mask_value` (no mask propagation)."""
+    """Zeroes the timesteps whose features all equal `mask_value` and masks them for the
+    layers after it."""
 
     def __init__(self, mask_value=0.0, **kwargs):
         super().__init__(**kwargs)
         self.mask_value = mask_value
+
+    def compute_mask(self, inputs, mask=None):
+        return K.any(math_ops.not_equal(inputs, self.mask_value), axis=-1)
 
     def call(self, inputs):
         keep = K.any(math_ops.not_equal(inputs, self.mask_value), axis=-1, keepdims=True)

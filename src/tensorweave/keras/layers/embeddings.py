@@ -1,5 +1,6 @@
 """Keras Embedding: integer ids → rows of `embeddings` [input_dim, output_dim]
-(U(-0.05, 0.05) by default), gathered with `embedding_lookup` (sparse gradients)."""
+(U(-0.05, 0.05) by default), gathered with `embedding_lookup` (sparse gradients); with
+`mask_zero`, id 0 is padding and the output carries a mask for the layers after it."""
 
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ class Embedding(Layer):
             initializer=self.embeddings_initializer, regularizer=self.embeddings_regularizer,
             constraint=self.embeddings_constraint, dtype=dtypes.float32)
         self.built = True
+
+    def compute_mask(self, inputs, mask=None):
+        """With `mask_zero`, the positions whose id is not 0."""
+        return math_ops.not_equal(inputs, 0) if self.mask_zero else None
 
     def call(self, inputs):
         if inputs.dtype.base_dtype not in (dtypes.int32, dtypes.int64):

@@ -11,6 +11,8 @@ from tensorweave.training.layers import normalization as tf_norm
 
 @keras_layer
 class BatchNormalization(Layer, tf_norm.BatchNormalization):
+    _supports_masking = True
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones",
                  moving_mean_initializer="zeros", moving_variance_initializer="ones",
@@ -27,6 +29,8 @@ class BatchNormalization(Layer, tf_norm.BatchNormalization):
 @keras_layer
 class LayerNormalization(Layer):
     """Normalizes each example over `axis`, then scales by `gamma` and shifts by `beta`."""
+
+    _supports_masking = True
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, **kwargs):
         super().__init__(**kwargs)

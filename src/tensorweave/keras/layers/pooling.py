@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tensorweave.keras import backend as K
 from tensorweave.keras.engine.base_layer import Layer, keras_layer
-from tensorweave.ops import array_ops
+from tensorweave.ops import array_ops, math_ops
 from tensorweave.training.layers import pooling as tf_pool
 
 
@@ -79,7 +79,15 @@ class GlobalMaxPooling2D(_Global):
 
 @keras_layer
 class GlobalAveragePooling1D(_Global):
+    """The mean over steps (over the unmasked steps when the input has a mask)."""
+
     axes = [1]
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        weights = array_ops.expand_dims(math_ops.cast(mask, inputs.dtype.base_dtype), -1)
+        return K.sum(inputs * weights, axis=1) / K.sum(weights, axis=1)
 
 
 @keras_layer

@@ -8,15 +8,24 @@ bias starts at one) and GRU's z, r, h (reset before the recurrent product, TF 1.
 `return_sequences`, `return_state` and `go_backwards` as Keras. `dropout` and
 `recurrent_dropout` drop the same units of the inputs / the recurrent state at every step of a
 sequence in the training phase (one mask each, shared by the gates, where Keras may draw one
-per gate). Masks (`mask_zero`) are not supported.
+per gate). A Keras mask on the inputs (Embedding's `mask_zero`, Masking) holds the state and
+the output over masked steps; the output sequence keeps the mask.
 """
 
 from __future__ import annotations
 
+from tensorweave import dtypes
 from tensorweave.keras import activations, initializers
 from tensorweave.keras import backend as K
 from tensorweave.keras.engine.base_layer import Layer, keras_layer
-from tensorweave.ops import array_ops, creation_ops, joining_ops, math_matmul_ops
+from tensorweave.ops import (
+    array_ops,
+    creation_ops,
+    gather_ops,
+    joining_ops,
+    math_matmul_ops,
+    math_ops,
+)
 from tensorweave.ops.functional_ops import scan
 from tensorweave.ops.init_ops import Constant
 
@@ -144,7 +153,10 @@ class RNN(Layer):
         self._trainable_weights.extend(self.cell.trainable_weights)
         self.built = True
 
-    def call(self, inputs, initial_state=None, training=None):
+    def compute_mask(self, inputs, mask=None):
+        return mask if self.return_sequences else None
+
+    def call(self, inputs, mask=None, initial_state=None, training=None):
         batch = array_ops.shape(inputs)[0]
         sizes = self.cell.state_size if isinstance(self.cell.state_size, list) else \
             [self.cell.state_size]
@@ -155,18 +167,26 @@ class RNN(Layer):
         in_mask = _dropout_mask(inputs[:, 0, :], self.cell.dropout, training)
         rec_mask = _dropout_mask(states[0], self.cell.recurrent_dropout, training)
 
-        def step(carry, x):
+        def step(carry, elems):
+            x, keep = elems if mask is not None else (elems, None)
             prev = list(carry[1:])
             if in_mask is not None:
                 x = x * in_mask
-            if rec_mask is not None:
-                prev[0] = prev[0] * rec_mask
-            out, new = self.cell.step(x, prev)
+            held = [prev[0] * rec_mask, *prev[1:]] if rec_mask is not None else prev
+            out, new = self.cell.step(x, held)
+            if keep is not None:   # a masked step keeps the state and the last output
+                out = gather_ops.where(keep, out, carry[0])
+                new = [gather_ops.where(keep, n, p) for n, p in zip(new, prev)]
             return (out, *new)
 
         first = (creation_ops.zeros(joining_ops.stack([batch, self.cell.units]), dtype=dtype),
                  *states)
-        outs = scan(step, time_major, initializer=first, reverse=self.go_backwards)
+        elems = time_major
+        if mask is not None:
+            keep = joining_ops.transpose(math_ops.cast(mask, dtypes.bool_), [1, 0])
+            keep = joining_ops.tile(array_ops.expand_dims(keep, -1), [1, 1, self.cell.units])
+            elems = (time_major, keep)
+        outs = scan(step, elems, initializer=first, reverse=self.go_backwards)
         sequence = joining_ops.transpose(outs[0], [1, 0, 2])
         last = [o[-1] if not self.go_backwards else o[0] for o in outs]
         output = sequence if self.return_sequences else last[0]

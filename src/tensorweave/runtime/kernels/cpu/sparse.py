@@ -414,3 +414,90 @@ def _sparse_softmax(node):
         return out
 
     return run
+
+
+@register_kernel("SparseReduceMax")
+def _sparse_reduce_max(node):
+    keep = bool(node.attr("keep_dims"))
+
+    def run(indices, values, shape, axes):
+        indices, values, shape = _sp(indices, values, shape)
+        rank = shape.size
+        axes = [int(a) for a in np.asarray(axes).reshape(-1)] or list(range(rank))
+        for a in axes:
+            if not -rank <= a < rank:
+                raise invalid(f"Invalid reduction dimension {a}, for input with {rank} "
+                              f"dimensions.")
+        picked = {a % rank for a in axes}
+        out_shape = [1 if d in picked else int(shape[d]) for d in range(rank)]
+        low = np.finfo(values.dtype).min if values.dtype.kind == "f" else \
+            np.iinfo(values.dtype).min
+        out = np.full(out_shape, low, values.dtype)
+        if indices.shape[0]:
+            cells = indices.copy()
+            cells[:, sorted(picked)] = 0
+            np.maximum.at(out, tuple(cells.T), values)
+        out[out == low] = 0  # NOTE: as TF, a cell with no present value is 0
+        return out if keep else out.reshape([int(shape[d]) for d in range(rank)
+                                             if d not in picked])
+
+    return run
+
+
+def _sparse_pair_kernel(fn):
+    def factory(node):
+        def run(a_idx, a_val, a_shape, b_idx, b_val, b_shape):
+            a_idx, a_val, a_shape = _sp(a_idx, a_val, a_shape)
+            b_idx, b_val, b_shape = _sp(b_idx, b_val, b_shape)
+            if not np.array_equal(a_shape, b_shape):
+                raise invalid(f"Operands' shapes do not match: got {list(a_shape)} and "
+                              f"{list(b_shape)}")
+            both = np.concatenate([a_idx, b_idx])
+            if both.shape[0] == 0:
+                return both, np.concatenate([a_val, b_val])
+            uniq, inverse = np.unique(both, axis=0, return_inverse=True)
+            inverse = inverse.reshape(-1)
+            av = np.zeros(uniq.shape[0], a_val.dtype)
+            bv = np.zeros(uniq.shape[0], b_val.dtype)
+            av[inverse[:a_idx.shape[0]]] = a_val
+            bv[inverse[a_idx.shape[0]:]] = b_val
+            return uniq, fn(av, bv)
+
+        return run
+
+    return factory
+
+
+register_kernel("SparseSparseMaximum")(_sparse_pair_kernel(np.maximum))
+register_kernel("SparseSparseMinimum")(_sparse_pair_kernel(np.minimum))
+
+
+@register_kernel("SparseSplit")
+def _sparse_split(node):
+    n = int(node.attr("num_split"))
+
+    def run(split_dim, indices, values, shape):
+        indices, values, shape = _sp(indices, values, shape)
+        dim = int(split_dim)
+        if not -shape.size <= dim < shape.size:
+            raise invalid(f"Input split_dim should be between {-shape.size} and "
+                          f"{shape.size}, got {dim}")
+        dim %= shape.size
+        size = int(shape[dim])
+        if n > size:
+            raise invalid(f"Input num_split should be between 1 and {size}, got {n}")
+        lengths = [size // n + (1 if i < size % n else 0) for i in range(n)]
+        starts = np.cumsum([0] + lengths)
+        outs_i, outs_v, outs_s = [], [], []
+        for i in range(n):
+            inside = (indices[:, dim] >= starts[i]) & (indices[:, dim] < starts[i + 1])
+            part = indices[inside].copy()
+            part[:, dim] -= starts[i]
+            piece = shape.copy()
+            piece[dim] = lengths[i]
+            outs_i.append(part)
+            outs_v.append(values[inside])
+            outs_s.append(piece)
+        return (*outs_i, *outs_v, *outs_s)
+
+    return run
