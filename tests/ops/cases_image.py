@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tensorweave import dtypes
 from tensorweave.ops.apply import apply_op
 from tests.ops.harness import OpCase
 
@@ -51,8 +52,6 @@ def _codec_cases() -> list[OpCase]:
                               ("dec_gray_png_c4_uint16", "gray.png", 4, "uint16"),
                               ("dec_gray16_png_c0_uint16", "gray16.png", 0, "uint16"),
                               ("dec_rgb16_png_c3_uint8", "rgb16.png", 3, "uint8")]:
-        from tensorweave import dtypes
-
         cases.append(OpCase("DecodePng", lambda c, ch=ch, dt=dt: apply_op(
             "DecodePng", c, channels=ch, dtype=dtypes.as_dtype(dt)), [_bytes(name)],
             _const(E[key]), exact_static_shape=False, name=key))
@@ -91,14 +90,10 @@ def _codec_cases() -> list[OpCase]:
 
 
 def _float():
-    from tensorweave import dtypes
-
     return dtypes.float32
 
 
 def _uint16():
-    from tensorweave import dtypes
-
     return dtypes.uint16
 
 
