@@ -118,7 +118,8 @@ from tensorweave.ops.accumulator_ops import (  # noqa: E402
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
 )
 from tensorweave.data.readers import (  # noqa: E402
-    FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
+    FixedLengthRecordReader, LMDBReader, ReaderBase, TextLineReader, TFRecordReader,
+    WholeFileReader,
 )
 from tensorweave.formats.example import (  # noqa: E402
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,

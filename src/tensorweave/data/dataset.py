@@ -32,6 +32,8 @@ def _to_tensor_structure(value):
 class Dataset:
     """A graph-mode dataset: `_variant_tensor` and the element `_structure` of Specs."""
 
+    _options: object = None   # a tf.data.Options once `with_options` attached one
+
     def __init__(self, variant, structure):
         self._variant_tensor = variant
         self._structure = structure

@@ -12,7 +12,7 @@ from tensorweave.data.dataset import Dataset
 from tensorweave.estimator.model_fn import ModeKeys
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.scopes import control_dependencies, name_scope
-from tensorweave.monitoring.summary.summary_ops import scalar
+from tensorweave.ops.summary_ops import scalar
 from tensorweave.monitoring.summary.writer import FileWriterCache
 from tensorweave.ops import lookup_tables
 from tensorweave.ops.array_ops import expand_dims, reshape
@@ -34,7 +34,7 @@ from tensorweave.ops.variable_scope import (
 )
 from tensorweave.proto.summary_pb2 import Summary
 from tensorweave.training import losses, metrics
-from tensorweave.training.checkpoint.state import latest_checkpoint
+from tensorweave.formats.checkpoint.state import latest_checkpoint
 from tensorweave.training.checkpoint_utils import list_variables, load_variable
 from tensorweave.training.hooks.basic import (
     FinalOpsHook,

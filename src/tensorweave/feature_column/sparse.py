@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from tensorweave import dtypes
-from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array_ops import expand_dims, reshape, shape
 from tensorweave.ops.creation_ops import ones_like

@@ -15,7 +15,7 @@ from tensorweave import dtypes
 from tensorweave.framework.graph import GraphKeys, add_to_collection, get_collection
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.scopes import name_scope
-from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import lookup_ops  # noqa: F401 - registers the ops
 from tensorweave.ops.apply import apply_op
