@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.training.checkpoint.bundle import BundleReader, BundleWriter
-from tensorweave.training.checkpoint.slices import Slice, parse_shape_and_slice
+from tensorweave.formats.checkpoint.bundle import BundleReader, BundleWriter
+from tensorweave.formats.checkpoint.slices import Slice, parse_shape_and_slice
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "partitioned"
 TF_CKPT = str(FIX / "model.ckpt")

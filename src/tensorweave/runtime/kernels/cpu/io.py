@@ -2,9 +2,9 @@
 ShardedFilespec, StringJoin.
 
 A non-empty `shape_and_slices` element saves or restores a slice of a larger tensor (a part
-of a partitioned variable, `training/checkpoint/slices.py`).
+of a partitioned variable, `formats/checkpoint/slices.py`).
 
-Files are written atomically by `training/checkpoint/bundle.py` (temporary names, then
+Files are written atomically by `formats/checkpoint/bundle.py` (temporary names, then
 renames), so a failing or interrupted SaveV2 leaves any previous checkpoint at the prefix
 intact. Reading checks every checksum; missing names are reported all at once.
 """
@@ -16,8 +16,8 @@ import difflib
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.formats.checkpoint.bundle import BundleReader, BundleWriter, merge_bundles
 from tensorweave.runtime.kernels.registry import register_kernel
-from tensorweave.training.checkpoint.bundle import BundleReader, BundleWriter, merge_bundles
 
 
 def _invalid(message: str) -> errors.OpError:
