@@ -59,7 +59,8 @@ from tensorweave.ops.state_ops import (
     scatter_update,
 )
 from tensorweave.ops.partitioned_variables import (  # noqa: F401
-    fixed_size_partitioner, min_max_variable_partitioner, variable_axis_size_partitioner,
+    create_partitioned_variables, fixed_size_partitioner, min_max_variable_partitioner,
+    variable_axis_size_partitioner,
 )
 from tensorweave.ops.variable_scope import (
     AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope,

@@ -402,3 +402,18 @@ def test_slots_of_parts_save_as_slices_of_the_full_slot(tmp_path):
         ("beta1_power", []), ("beta2_power", []), ("emb", [10, 3]), ("emb/Adam", [10, 3]),
         ("emb/Adam_1", [10, 3])]
     np.testing.assert_array_equal(tf.train.load_variable(path, "emb/Adam"), m)
+
+
+def test_create_partitioned_variables_names_parts_as_tf():
+    """Names and specs as TF 2.21 gives them for the same calls."""
+    with tf.Graph().as_default():
+        parts = tf.create_partitioned_variables([10, 4], [2, 1], tf.ones_initializer(),
+                                                name="my1")
+        assert [v.op.name for v in parts] == ["my1/part_0", "my1/part_1"]
+        assert [v._get_save_slice_info().spec for v in parts] == ["10 4 0,5:0,4",
+                                                                  "10 4 5,5:0,4"]
+        unnamed = tf.create_partitioned_variables([6, 4], [1, 3], tf.ones_initializer())
+        assert [v.op.name for v in unnamed] == [f"PartitionedVariable/part_{i}"
+                                                for i in range(3)]
+        with pytest.raises(ValueError, match="must have the length"):
+            tf.create_partitioned_variables([6, 4], [2], tf.ones_initializer())

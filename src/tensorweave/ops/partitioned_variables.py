@@ -242,6 +242,28 @@ def iter_slices(full_shape: list[int], num_slices: int, axis: int):
         offset[axis] += shape[axis]
 
 
+def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32,
+                                 trainable=True, collections=None, name=None, reuse=None):
+    """The parts (a list of Variables) of a variable of `shape` cut as `slicing` says, named
+    `<name>/part_i` (TF1 `tf.create_partitioned_variables`).
+
+    Raises:
+      ValueError: `shape` and `slicing` differ in length, or `shape` is a scalar's.
+    """
+    from tensorweave.ops import variable_scope as vs
+
+    if len(shape) != len(slicing):
+        raise ValueError(f"The 'shape' and 'slicing' of a partitioned Variable must have the "
+                         f"length: shape: {shape}, slicing: {slicing}")
+    if len(shape) < 1:
+        raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shape}")
+    with vs.variable_scope(name, "PartitionedVariable", reuse=reuse):
+        parts = vs.get_variable("", shape, dtype, initializer=initializer,
+                                trainable=trainable, collections=collections,
+                                partitioner=lambda **unused: list(slicing))
+    return list(parts)
+
+
 def slice_initial_value(value, offset, shape):
     """The part of a constant initial value that a part starts from."""
     value = convert_to_tensor(value)
@@ -249,4 +271,5 @@ def slice_initial_value(value, offset, shape):
 
 
 __all__ = ["PartitionedVariable", "SaveSliceInfo", "PartitionInfo", "fixed_size_partitioner",
-           "variable_axis_size_partitioner", "min_max_variable_partitioner"]
+           "variable_axis_size_partitioner", "min_max_variable_partitioner",
+           "create_partitioned_variables"]

@@ -100,6 +100,7 @@ class _VariableStore:
             name; reuse disagreeing with existence; a shape or partitioning that differs.
         """
         dtype = dtypes.as_dtype(dtype)
+        name = name[:-1] if name.endswith("/") else name  # get_variable("") in a scope
         from_value = initializer is not None and not callable(initializer)
         if from_value and shape is None:
             initializer = convert_to_tensor(
