@@ -1,12 +1,16 @@
-"""TensorFlow's own partitioned-variable checkpoint test (partitioned/, source named in its
-header) runs on tensorweave, injected as `tensorflow`, in a subprocess: a checkpoint of a
-5-part variable restored by `init_from_checkpoint` into another partitioning."""
+"""TensorFlow's own partitioned-variable tests (partitioned/, sources named in their headers)
+run on tensorweave, injected as `tensorflow`, in a subprocess: checkpoint_utils_test's
+checkpoint of a 5-part variable restored by `init_from_checkpoint` into another partitioning,
+and saver_test's save/restore between whole variables, partitioners and slicings (list and
+dict var lists)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 HERE = Path(__file__).resolve().parent / "partitioned"
 
@@ -19,9 +23,12 @@ runpy.run_path(path, run_name="__main__")
 """
 
 
-def test_tf_checkpoint_utils_partitioned_cases_pass():
-    out = subprocess.run([sys.executable, "-c", _MAIN,
-                          str(HERE / "checkpoint_utils_partitioned_test.py")],
+@pytest.mark.parametrize("script, case", [
+    ("checkpoint_utils_partitioned_test.py", "CheckpointsTest.testInitFromPartitionVar"),
+    ("saver_partitioned_test.py", "SaveRestoreShardedTest.testPartitionedVariable"),
+])
+def test_tf_partitioned_variable_tests_pass(script, case):
+    out = subprocess.run([sys.executable, "-c", _MAIN, str(HERE / script)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]
-    assert "[       OK ] CheckpointsTest.testInitFromPartitionVar" in out.stderr + out.stdout
+    assert f"[       OK ] {case}" in out.stderr + out.stdout
