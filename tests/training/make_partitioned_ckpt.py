@@ -4,8 +4,8 @@
 
 `emb` (10x3 float32, fixed_size_partitioner(4) → parts of 3,3,2,2 rows), `w` (5x4 float64,
 fixed_size_partitioner(2) along axis 1 → 5x2, 5x2) and a plain `b` (3,), saved by
-tf.compat.v1.train.Saver; their values go to values.npz (full tensors) so the test checks
-what we read. partitions.json: what TF's three partitioners return for PARTITIONER_CASES
+tf.compat.v1.train.Saver with its meta graph; their values go to values.npz (full tensors)
+so the test checks what we read. partitions.json: what TF's three partitioners return for PARTITIONER_CASES
 (and the part shapes get_variable makes). Used by tests/training/test_partitioned.py.
 """
 
@@ -66,8 +66,7 @@ def main() -> None:
             w = tf.get_variable("w", initializer=tf.constant(w_value))
         b = tf.get_variable("b", initializer=tf.constant([1.5, -2.0, 3.0]))
         sess.run(tf.global_variables_initializer())
-        tf.train.Saver().save(sess, os.path.join(OUT, "model.ckpt"), write_meta_graph=False,
-                              write_state=False)
+        tf.train.Saver().save(sess, os.path.join(OUT, "model.ckpt"), write_state=False)
         full = sess.run({"emb": emb.as_tensor(), "layer/w": w.as_tensor(), "b": b})
     np.savez(os.path.join(OUT, "values.npz"), **{k.replace("/", "__"): v
                                                  for k, v in full.items()})

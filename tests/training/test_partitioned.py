@@ -179,6 +179,21 @@ def test_meta_graph_keeps_slice_info_and_its_saver_restores(tmp_path):
         np.testing.assert_array_equal(np.concatenate(sess.run(parts)), VALUES["emb"])
 
 
+def test_tf_meta_graph_imports_with_its_parts_and_restores():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        saver = tf.train.import_meta_graph(TF_CKPT + ".meta")
+        specs = {v.op.name: (v._get_save_slice_info().full_name, v._get_save_slice_info().spec)
+                 for v in tf.global_variables() if v._get_save_slice_info()}
+        assert specs["emb/part_3"] == ("emb", "10 3 8,2:0,3")
+        assert specs["layer/w/part_1"] == ("layer/w", "5 4 0,5:2,2")
+        saver.restore(sess, TF_CKPT)
+        parts = sess.run([f"emb/part_{i}:0" for i in range(4)])
+        np.testing.assert_array_equal(np.concatenate(parts), VALUES["emb"])
+        sess.run(tf.global_variables_initializer())  # TF's initializers: its Slice ops
+        np.testing.assert_array_equal(np.concatenate(
+            sess.run([f"layer/w/part_{i}:0" for i in range(2)]), axis=1), VALUES["layer/w"])
+
+
 def test_init_from_checkpoint_fills_partitioned_variables():
     with tf.Graph().as_default(), tf.Session() as sess:
         emb = tf.get_variable("emb", [10, 3], partitioner=tf.fixed_size_partitioner(3))
