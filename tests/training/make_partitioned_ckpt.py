@@ -5,8 +5,8 @@
 `emb` (10x3 float32, fixed_size_partitioner(4) → parts of 3,3,2,2 rows), `w` (5x4 float64,
 fixed_size_partitioner(2) along axis 1 → 5x2, 5x2) and a plain `b` (3,), saved by
 tf.compat.v1.train.Saver with its meta graph; their values go to values.npz (full tensors)
-so the test checks what we read. partitions.json: what TF's three partitioners return for PARTITIONER_CASES
-(and the part shapes get_variable makes). Used by tests/training/test_partitioned.py.
+so the test checks what we read. partitions.json: what TF's three partitioners return for
+PARTITIONER_CASES (and the part shapes get_variable makes). Used by test_partitioned.py.
 """
 
 import json
