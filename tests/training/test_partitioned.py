@@ -97,7 +97,7 @@ def test_writer_rejects_a_slice_of_the_wrong_shape_or_a_clash(tmp_path):
 def test_missing_slice_coverage_is_data_loss(tmp_path):
     with BundleWriter(str(tmp_path / "c")) as w:
         w.add_slice("t", "4 0,2", np.ones(2, np.float32))
-    with pytest.raises(tf.errors.DataLossError, match="cover 2 of its 4"):
+    with pytest.raises(tf.errors.DataLossError, match="cover 2 of the 4"):
         BundleReader(str(tmp_path / "c")).get_tensor("t")
 
 

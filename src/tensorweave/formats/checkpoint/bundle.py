@@ -398,29 +398,40 @@ class BundleReader:
                             f"{list(full_shape)} does not match the shape stored in checkpoint: "
                             f"{stored} (checkpoint {self._prefix})")
         entry = self.entry(name)
+        if not entry.slices:
+            return self.get_tensor(name)[part.index(stored)]
+        return self._gather_slices(name, entry, part.bounds(stored))
+
+    def _gather_slices(self, name: str, entry, want) -> np.ndarray:
+        """The region `want` ((start, stop) per dimension) of a sliced tensor, copied from
+        each saved slice that overlaps it; only those slices are read.
+
+        Raises: DataLossError when the saved slices do not cover the region.
+        """
+        full = [d.size for d in entry.shape.dim]
+        dtype = dtypes.as_dtype(entry.dtype)
+        out = np.empty([b - a for a, b in want],
+                       object if dtype == dtypes.string else storage_dtype(dtype))
+        covered = 0
         for proto in entry.slices:
-            if slices.Slice.from_proto(proto, len(stored)).bounds(stored) == \
-                    part.bounds(stored):
-                return self.get_tensor(slices.Slice.from_proto(proto, len(stored))
-                                       .key(name).decode("utf-8", "surrogateescape"))
-        return self.get_tensor(name)[part.index(stored)]
+            part = slices.Slice.from_proto(proto, len(full))
+            have = part.bounds(full)
+            overlap = [(max(a, c), min(b, d)) for (a, b), (c, d) in zip(want, have)]
+            if any(a >= b for a, b in overlap):
+                continue
+            value = self.get_tensor(part.key(name).decode("utf-8", "surrogateescape"))
+            out[tuple(slice(a - w, b - w) for (a, b), (w, _) in zip(overlap, want))] = \
+                value[tuple(slice(a - h, b - h) for (a, b), (h, _) in zip(overlap, have))]
+            covered += int(np.prod([b - a for a, b in overlap], dtype=np.int64))
+        if covered != out.size:
+            raise errors.DataLossError(
+                None, None, f"{self._prefix}: the saved slices of {name} cover {covered} of "
+                            f"the {out.size} elements asked for")
+        return out
 
     def _assemble(self, name: str, entry) -> np.ndarray:
         """The full tensor of a sliced entry, put together from its slices."""
-        shape = [d.size for d in entry.shape.dim]
-        dtype = dtypes.as_dtype(entry.dtype)
-        out = np.empty(shape, object if dtype == dtypes.string else storage_dtype(dtype))
-        covered = 0
-        for proto in entry.slices:
-            part = slices.Slice.from_proto(proto, len(shape))
-            out[part.index(shape)] = self.get_tensor(
-                part.key(name).decode("utf-8", "surrogateescape"))
-            covered += int(np.prod(part.shape(shape), dtype=np.int64))
-        if covered != out.size:
-            raise errors.DataLossError(
-                None, None, f"{self._prefix}: the slices of {name} cover {covered} of its "
-                            f"{out.size} elements")
-        return out
+        return self._gather_slices(name, entry, [(0, d.size) for d in entry.shape.dim])
 
     def _read_numeric(self, name, entry, dtype, shape) -> np.ndarray:
         out = np.empty(shape, storage_dtype(dtype))
