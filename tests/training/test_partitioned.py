@@ -64,6 +64,17 @@ def test_reads_tf_partitioned_checkpoint_as_full_tensors():
                                                 ("layer/w", [5, 4])]
 
 
+def test_a_slice_reads_only_the_saved_slices_it_overlaps(monkeypatch):
+    reader = BundleReader(TF_CKPT)
+    read = []
+    original = reader.get_tensor
+    monkeypatch.setattr(reader, "get_tensor", lambda n, **k: read.append(n) or original(n))
+    np.testing.assert_array_equal(reader.get_slice("emb", "10 3 4,3:1,2"),
+                                  VALUES["emb"][4:7, 1:3])
+    assert [k.encode("utf-8", "surrogateescape") for k in read] == [
+        Slice(((3, 3), (0, 3))).key("emb"), Slice(((6, 2), (0, 3))).key("emb")]
+
+
 def test_inspect_shows_the_full_variables_as_tf(capsys):
     from tensorweave.cli.main import main
 
