@@ -42,8 +42,10 @@ def reset_tasks(cluster, containers) -> None:
         cluster.remote(task).cleanup_all(containers)
 
 
-def run_cluster_step(master, sess, c, feed_values, options: dict, timeout):
-    """Runs callable `c` of `sess` once over the cluster; returns (fetches, metadata)."""
+def run_cluster_step(master, sess, c, feed_values, options: dict, timeout, cancel=None):
+    """Runs callable `c` of `sess` once over the cluster; returns (fetches, metadata).
+    `cancel` (a runtime.step.Cancellation) cancels this task's partitions; their failure then
+    cleans the step up everywhere."""
     cluster = master._cluster
     c.stale.update(p.task for p in c.partitions
                    if p.task is not None and p.incarnation != cluster.incarnation(p.task))
@@ -53,7 +55,7 @@ def run_cluster_step(master, sess, c, feed_values, options: dict, timeout):
     rdv = cluster.steps.find(step_id)
     tasks = c.remote_tasks
     opts = {"trace": bool(options.get("trace"))}
-    ctxs = [StepContext(step_id, rdv, timeout) for _ in c.partitions]
+    ctxs = [StepContext(step_id, rdv, timeout, cancellation=cancel) for _ in c.partitions]
     try:
         others = [sess.run_pool().submit(_run_one, cluster, p, step_id, [], opts, ctx, tasks)
                   for p, ctx in zip(c.partitions[1:], ctxs[1:])]

@@ -21,7 +21,7 @@ from tensorweave.master.passes.graph_view import CONTROL_FLOW_OPS
 from tensorweave.master.place import Placement, place
 from tensorweave.master.prune import prune
 from tensorweave.runtime.rendezvous import Rendezvous
-from tensorweave.runtime.step import StepContext
+from tensorweave.runtime.step import Cancellation, StepContext
 from tensorweave.runtime.worker import LocalWorker, WorkerInterface
 
 MAX_CPU_DEVICES = 256
@@ -105,6 +105,7 @@ class _MasterSession:
     passes: tuple = (set(), None)   # (disabled pass names, explicit pass list or None)
     device_attrs: list[dict] = field(default_factory=list)
     library: dict = field(default_factory=dict)  # function name -> FunctionDef
+    steps: Cancellation = field(default_factory=Cancellation)  # cancels its steps on close
 
     def run_pool(self) -> ThreadPoolExecutor:
         if self.pool is None:
@@ -130,6 +131,7 @@ class LocalMaster(MasterInterface):
         self._ids = itertools.count(1)
         self._steps = itertools.count(1)
         self._lock = threading.Lock()
+        self._abort = Cancellation()  # every step, when the server stops (abort_steps)
 
     # -- sessions ---------------------------------------------------------------------------
     def create_session(self, graph_def, config) -> str:
@@ -184,6 +186,9 @@ class LocalMaster(MasterInterface):
         with self._lock:
             sess = self._sessions.pop(handle, None)
         if sess is not None:
+            # NOTE: as TF's MasterSession::Close, steps in flight end now (CancelledError)
+            sess.steps.cancel(errors.CancelledError(
+                None, None, "Step was cancelled by an explicit call to `Session::Close()`."))
             if sess.pool is not None:
                 sess.pool.shutdown(wait=False)
             if self._shared is not None:
@@ -194,6 +199,13 @@ class LocalMaster(MasterInterface):
                 return
             sess.worker.cleanup_all()
             sess.worker.close()
+
+    def abort_steps(self, error: errors.OpError) -> None:
+        """Cancels every step in flight, and every later one, with `error` (a server that
+        stops)."""
+        self._abort.cancel(error)
+        for sess in list(self._sessions.values()):
+            sess.steps.cancel(error)
 
     def close(self) -> None:
         """Releases the master's own threads (a server's, when it stops)."""
@@ -285,23 +297,27 @@ class LocalMaster(MasterInterface):
                 None, None, f"Callable {callable_id} takes {len(c.feed_dtypes)} feed(s), "
                             f"got {len(feed_values)}")
         timeout = _timeout_s(sess.config, options)
+        # NOTE: the step ends with CancelledError when its session closes, or when the
+        # transport says its client went away (options["cancellation"])
+        cancel = Cancellation(sess.steps, (options or {}).get("cancellation"), self._abort)
         traced = options is not None and bool(options.get("trace") or
                                               options.get("partition_graphs"))
         if c.run_fast is not None and not traced:
-            ctx = StepContext(next(self._steps), timeout_s=timeout)
+            ctx = StepContext(next(self._steps), timeout_s=timeout, cancellation=cancel)
             return c.run_fast(feed_values, ctx), None
         if c.remote_tasks:
             from tensorweave.distributed.cluster_steps import run_cluster_step
 
-            return run_cluster_step(self, sess, c, feed_values, options or {}, timeout)
-        return self._run_partitions(sess, c, feed_values, options or {}, timeout)
+            return run_cluster_step(self, sess, c, feed_values, options or {}, timeout, cancel)
+        return self._run_partitions(sess, c, feed_values, options or {}, timeout, cancel)
 
-    def _run_partitions(self, sess, c: _Callable, feed_values, options, timeout):
+    def _run_partitions(self, sess, c: _Callable, feed_values, options, timeout, cancel=None):
         """Runs every partition of one step concurrently; the first error aborts them all."""
         step_id = next(self._steps)
         rendezvous = Rendezvous(len(c.partitions))
         opts = {"trace": bool(options.get("trace"))}
-        ctxs = [StepContext(step_id, rendezvous, timeout) for _ in c.partitions]
+        ctxs = [StepContext(step_id, rendezvous, timeout, cancellation=cancel)
+                for _ in c.partitions]
         others = [sess.run_pool().submit(self._run_one, p, step_id, [], opts, ctx)
                   for p, ctx in zip(c.partitions[1:], ctxs[1:])]
         results = [self._run_one(c.partitions[0], step_id, feed_values, opts, ctxs[0])]
