@@ -109,7 +109,9 @@ class BulkServer:
     security `config` serves TLS); `start` accepts connections on a daemon thread, each served
     by its own daemon thread; `stop` closes the port and every connection. A tensor request
     waits for its tensor until its deadline: the reply is then DeadlineExceeded, or the step's
-    abort error. `token` (default: the config's) overrides the token required. Thread-safe.
+    abort error. `token` (default: the config's) overrides the token required;
+    `max_connections` (MAX_CONNECTIONS) and `hello_deadline_s` (HELLO_DEADLINE_S) are the
+    limits in the module docstring. Thread-safe.
     """
 
     def __init__(self, steps, host: str = "127.0.0.1", config=None,
@@ -141,9 +143,10 @@ class BulkServer:
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Closes the port and every connection, then waits up to `timeout` s in all for the
-        threads: receivers end within `WAIT_SLICE_S`; a call in progress runs to its end (its
-        reply then finds the connection closed), as gRPC's handlers do."""
+        """Cancels every call in progress (UnavailableError "The server is stopping"), closes
+        the port and every connection, then waits up to `timeout` s in all for the threads:
+        receivers end within `WAIT_SLICE_S`, cancelled steps within their kernels' wait
+        slice."""
         self._stopping.set()
         self._stop_calls.cancel(errors.UnavailableError(None, None, "The server is stopping"))
         self._watch.stop()

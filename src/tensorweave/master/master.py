@@ -105,7 +105,7 @@ class _MasterSession:
     passes: tuple = (set(), None)   # (disabled pass names, explicit pass list or None)
     device_attrs: list[dict] = field(default_factory=list)
     library: dict = field(default_factory=dict)  # function name -> FunctionDef
-    steps: Cancellation = field(default_factory=Cancellation)  # cancels its steps on close
+    steps: Cancellation = field(default_factory=Cancellation)  # its steps: close cancels them
 
     def run_pool(self) -> ThreadPoolExecutor:
         if self.pool is None:
@@ -159,7 +159,7 @@ class LocalMaster(MasterInterface):
 
             attrs = discover(self._cluster, config)
             devices = [d["name"] for d in attrs]
-        sess = _MasterSession(config, worker, devices)
+        sess = _MasterSession(config, worker, devices, steps=Cancellation(self._abort))
         sess.device_attrs = attrs or worker.get_status()
         sess.passes = disabled_from_config(config)
         _add_nodes(sess, graph_def)
@@ -203,9 +203,7 @@ class LocalMaster(MasterInterface):
     def abort_steps(self, error: errors.OpError) -> None:
         """Cancels every step in flight, and every later one, with `error` (a server that
         stops)."""
-        self._abort.cancel(error)
-        for sess in list(self._sessions.values()):
-            sess.steps.cancel(error)
+        self._abort.cancel(error)  # NOTE: every session's `steps` has it as parent
 
     def close(self) -> None:
         """Releases the master's own threads (a server's, when it stops)."""
@@ -299,7 +297,8 @@ class LocalMaster(MasterInterface):
         timeout = _timeout_s(sess.config, options)
         # NOTE: the step ends with CancelledError when its session closes, or when the
         # transport says its client went away (options["cancellation"])
-        cancel = Cancellation(sess.steps, (options or {}).get("cancellation"), self._abort)
+        call = (options or {}).get("cancellation")
+        cancel = sess.steps if call is None else Cancellation(sess.steps, call)
         traced = options is not None and bool(options.get("trace") or
                                               options.get("partition_graphs"))
         if c.run_fast is not None and not traced:
