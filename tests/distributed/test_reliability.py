@@ -330,3 +330,28 @@ def test_a_bad_magic_is_dropped_before_the_token_is_read(monkeypatch):
         s.sendall(b"XXXX\xff\xff")  # announces a 64 KB token it never sends
         assert _closed_within(s, 3.0)
         s.close()
+
+
+def test_step_calls_beyond_the_cap_are_refused_at_once(monkeypatch):
+    monkeypatch.setattr(bulk, "client_enabled", lambda: False)
+    server = Server.create_local_server()
+    server._admission.max_steps = 2
+    runs = [[] for _ in range(2)]
+    try:
+        threads = []
+        for outcome in runs:
+            started = threading.Event()
+            threads.append(_blocked_run(server.target, outcome, started))
+            assert started.wait(20)
+        time.sleep(1.0)
+        g, deq, _, _ = _queue_graph()
+        with tf.Session(server.target, graph=g) as sess:  # control calls still served
+            with pytest.raises(errors.ResourceExhaustedError, match="running 2 steps"):
+                sess.run(deq)
+        assert server.metrics()["rpc_steps_refused"] == 1
+        assert server.metrics()["rpc_steps_in_flight"] == 2
+    finally:
+        server.stop()
+    for t in threads:
+        t.join(10)
+    assert all(isinstance(r[1], errors.UnavailableError) for r in runs)
