@@ -129,7 +129,7 @@ def build_model(images, labels, is_training, args, steps_per_epoch: int):
     with tf.control_dependencies(update_ops):  # moving mean/variance step with each train step
         train_op = tf.train.AdamOptimizer(learning_rate).minimize(
             loss, global_step=global_step)
-    predictions = tf.argmax(logits, axis=1, output_type=tf.int32)
+    predictions = tf.argmax(logits, axis=1, output_type=tf.int32, name="predictions")
     accuracy = tf.reduce_mean(tf.cast(tf.equal(predictions, labels), tf.float32))
     return {"images": images, "labels": labels, "is_training": is_training, "loss": loss,
             "train_op": train_op, "accuracy": accuracy, "predictions": predictions,
@@ -256,6 +256,8 @@ def run(args) -> float:
     print(f"time: {time.perf_counter() - start:.1f} s")
     print(f"logs: {args.logdir}  (view: tensorboard --logdir {args.logdir}; Chrome trace: "
           f"open {logs.trace_path} in chrome://tracing or ui.perfetto.dev)")
+    print(f"graph: {logs.meta_graph_path()}  (what the master does with it: tensorweave "
+          f"explain {logs.meta_graph_path()} --fetch predictions:0 --feed images:0)")
     print(f"test accuracy: {test_accuracy:.3f}")
     return test_accuracy
 
@@ -305,6 +307,11 @@ class Logs:
         feed = {m["images"]: data[0][:64], m["labels"]: data[1][:64], m["is_training"]: False}
         run_traced(sess, [m["loss"], m["accuracy"]], feed, writer=self.writer,
                    tag=f"step{step}", global_step=step, trace_path=self.trace_path)
+
+    def meta_graph_path(self) -> str:
+        """The MetaGraphDef the saver wrote beside the latest checkpoint (`tensorweave
+        explain` and `tf.train.import_meta_graph` read it)."""
+        return tf.train.latest_checkpoint(os.path.dirname(self.ckpt_prefix)) + ".meta"
 
     def close(self) -> None:
         self.writer.close()

@@ -9,6 +9,7 @@ variables; the others wait for that). When every client is done, the launcher co
 more client, evaluates the trained variables (they live on the ps) and saves a checkpoint.
 
 Run: .venv/bin/python examples/cnn_digits.py --cluster [--workers 2] [--ps 1]
+ or: .venv/bin/python examples/cnn_digits_cluster.py [--workers 2] [--ps 1] [demo flags]
 """
 
 from __future__ import annotations
@@ -133,3 +134,11 @@ def _wait_clients(clients: list[subprocess.Popen]) -> list[int]:
         if code != 0:
             failed.append(task)
     return failed
+
+
+if __name__ == "__main__":
+    # NOTE: run directly, this file is the demo with --cluster (cnn_digits imports this
+    # module for the cluster parts; its flags, --help included, are the demo's).
+    import cnn_digits
+
+    cnn_digits.main(["--cluster", *sys.argv[1:]])

@@ -6,6 +6,8 @@ runs carry the failing node's name, its op type and the site where the user crea
 
 from __future__ import annotations
 
+import errno as _errno
+
 OK = 0
 CANCELLED = 1
 UNKNOWN = 2
@@ -28,10 +30,15 @@ UNAUTHENTICATED = 16
 class OpError(Exception):
     """A failure while running (or planning) a graph.
 
+    The message is rendered from the fields, never edited as text: `detail`, then the task
+    it came from, then `[[node NAME (op TYPE, defined at SITE)]]` when it names a node.
+
     Attributes:
-      node_def: the failing node's IR `NodeDef`, or None.
+      node_def: the failing node's IR `NodeDef` (name and op type), or None.
       op: the failing `Operation` when the client knows it, or None.
-      message: the text without the node annotation.
+      detail: what went wrong, without the node, site or task.
+      site: where the user created the op ("file:line"), or None.
+      task: the task the error came from (`/job:ps/replica:0/task:0`), or None.
       error_code: TF's canonical code.
     """
 
@@ -41,25 +48,66 @@ class OpError(Exception):
         super().__init__(message)
         self.node_def = node_def
         self.op = op
-        self.message = message
+        self.detail = message
+        self.site: str | None = None
+        self.task: str | None = None
         if error_code is not None:
             self.error_code = error_code
+
+    @property
+    def node_name(self) -> str | None:
+        return getattr(self.node_def, "name", None) or None
+
+    @property
+    def op_type(self) -> str | None:
+        return getattr(self.node_def, "op", None) or None
+
+    @property
+    def message(self) -> str:
+        """The text users see: detail, task, node and creation site."""
+        return self.render()
+
+    def render(self, with_node: bool = True) -> str:
+        """The message; without the node annotation when `with_node` is False (the wire
+        carries the node separately)."""
+        text = self.detail
+        if self.task and self.task not in text:
+            text += f" (task {self.task})"
+        if with_node and self.node_name:
+            where = f", defined at {self.site}" if self.site else ""
+            text += f"\n\t [[node {self.node_name} (op {self.op_type}{where})]]"
+        return text
+
+    def replace(self, **fields) -> OpError:
+        """A copy of this error with some fields changed (node_def, op, detail, site, task)."""
+        out = type(self)(fields.get("node_def", self.node_def), fields.get("op", self.op),
+                         fields.get("detail", self.detail))
+        out.error_code = self.error_code
+        out.site = fields.get("site", self.site)
+        out.task = fields.get("task", self.task)
+        out.__cause__ = self.__cause__
+        return out
 
     def __str__(self) -> str:
         return self.message
 
     def __reduce__(self):
-        return (type(self), (self.node_def, self.op, self.message, self.error_code))
+        return (_rebuild, (type(self), self.node_def, self.op, self.detail, self.error_code,
+                           self.site, self.task))
+
+
+def _rebuild(cls, node_def, op, detail, code, site, task) -> OpError:
+    out = cls(node_def, op, detail)
+    out.error_code, out.site, out.task = code, site, task
+    return out
 
 
 def _make(name: str, code: int) -> type[OpError]:
-    cls = type(name, (OpError,), {"error_code": code, "__doc__": f"TF error code {code}."})
-
     def __init__(self, node_def=None, op=None, message="", *args, **kwargs):
         OpError.__init__(self, node_def, op, message, code)
 
-    cls.__init__ = __init__
-    return cls
+    return type(name, (OpError,), {"error_code": code, "__doc__": f"TF error code {code}.",
+                                   "__init__": __init__})
 
 
 CancelledError = _make("CancelledError", CANCELLED)
@@ -105,14 +153,35 @@ def make_error(code: int, message: str, node_def=None) -> OpError:
 
 
 def annotate(err: OpError, node_def, site: str | None) -> OpError:
-    """Returns a copy of `err` whose message names `node_def` and where the user created it."""
-    where = f"\n  defined at {site}" if site else ""
-    msg = f"{err.message}\n\t [[node {node_def.name} (op {node_def.op}){where}]]"
-    out = type(err)(node_def, None, msg)
+    """A copy of `err` naming `node_def` and (when known) where the user created it."""
+    out = err.replace(node_def=node_def, site=site or err.site)
     out.__cause__ = err.__cause__ or err
     return out
 
 
+def from_os_error(e: OSError, message: str) -> OpError:
+    """The OpError TF raises for OS error `e` (TF's `ErrnoToCode`: ENOENT -> NotFound,
+    EACCES -> PermissionDenied, ENOTDIR -> FailedPrecondition, ...), saying `message: e`."""
+    return exception_type_from_error_code(_errno_codes.get(e.errno or 0, UNKNOWN))(
+        None, None, f"{message}: {e}")
+
+
+_errno_codes = {
+    **dict.fromkeys(("ENOENT", "ENODEV", "ENXIO", "ESRCH"), NOT_FOUND),
+    **dict.fromkeys(("EACCES", "EPERM"), PERMISSION_DENIED),
+    **dict.fromkeys(("EEXIST", "EADDRINUSE", "EALREADY"), ALREADY_EXISTS),
+    **dict.fromkeys(("ENOTDIR", "EISDIR", "EROFS", "ENOTEMPTY", "EBUSY", "ETXTBSY"),
+                    FAILED_PRECONDITION),
+    **dict.fromkeys(("ENOSPC", "EDQUOT", "EMFILE", "ENFILE", "ENOMEM", "EMLINK"),
+                    RESOURCE_EXHAUSTED),
+    **dict.fromkeys(("ENAMETOOLONG", "EINVAL", "EBADF", "E2BIG", "ELOOP"), INVALID_ARGUMENT),
+    **dict.fromkeys(("ETIMEDOUT",), DEADLINE_EXCEEDED),
+    **dict.fromkeys(("ENOSYS", "EOPNOTSUPP"), UNIMPLEMENTED),
+}
+_errno_codes = {getattr(_errno, k): v for k, v in _errno_codes.items() if hasattr(_errno, k)}
+
+
 __all__ = [n for n in dir() if n.endswith("Error") or n.isupper()] + [
     "OpError", "exception_type_from_error_code", "error_code_from_exception_type",
+    "from_os_error",
 ]

@@ -12,3 +12,8 @@ from tensorweave.ops.parsing_ops import (
     read_file, write_file,
 )
 from tensorweave.training.graph_io import write_graph
+from tensorweave.ops.image_codec_ops import (  # noqa: E402
+    decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,
+    extract_jpeg_shape,
+)
+from tensorweave.data.readers import FixedLengthRecordReader  # noqa: E402

@@ -6,3 +6,7 @@ from tensorweave.ops.random_ops import (  # noqa: F401
 )
 from tensorweave.ops.random_ops import multinomial  # noqa: F401
 from tensorweave.ops.random_ops import multinomial as categorical  # noqa: F401
+from tensorweave.ops.candidate_sampling_ops import (  # noqa: F401
+    all_candidate_sampler, fixed_unigram_candidate_sampler, learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler, uniform_candidate_sampler,
+)

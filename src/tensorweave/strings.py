@@ -2,3 +2,9 @@
 
 from tensorweave.ops.parsing_ops import string_to_number as to_number
 from tensorweave.ops.io_ops import string_join as join
+from tensorweave.ops.logging_ops import string_format as format  # noqa: F401, A001
+from tensorweave.ops.string_ops import (  # noqa: F401
+    as_string, reduce_join, regex_full_match, regex_replace, string_length as length,
+    string_lower as lower, string_strip as strip, string_upper as upper, strings_split as split,
+    substr,
+)

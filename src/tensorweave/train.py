@@ -2,14 +2,15 @@
 
 from tensorweave.training.learning_rate_decay import (  # noqa: F401
     cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
-    linear_cosine_decay, natural_exp_decay, piecewise_constant, piecewise_constant_decay,
-    polynomial_decay,
+    linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay, piecewise_constant,
+    piecewise_constant_decay, polynomial_decay,
 )
 from tensorweave.training.moving_averages import ExponentialMovingAverage  # noqa: F401
 from tensorweave.training.optimizer import Optimizer  # noqa: F401
 from tensorweave.training.optimizers import (  # noqa: F401
     AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,
-    MomentumOptimizer, RMSPropOptimizer,
+    MomentumOptimizer, RMSPropOptimizer, FtrlOptimizer, ProximalAdagradOptimizer,
+    ProximalGradientDescentOptimizer,
 )
 
 from tensorweave.ops.variable_scope import (  # noqa: F401
@@ -42,3 +43,21 @@ from tensorweave.training.coordinator import Coordinator  # noqa: F401
 from tensorweave.training.queue_runner import (  # noqa: F401
     QueueRunner, add_queue_runner, start_queue_runners,
 )
+# -- monitored sessions, hooks, session managers, Supervisor (TF1 training loop) -----------
+from tensorweave.training.hooks import (  # noqa: F401, E402
+    CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook, GlobalStepWaiterHook,
+    LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook, ProfilerHook, SecondOrStepTimer,
+    StepCounterHook, StopAtStepHook, SummarySaverHook,
+)
+from tensorweave.training.monitored_session import (  # noqa: F401, E402
+    ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, SessionCreator,
+    SingularMonitoredSession, WorkerSessionCreator,
+)
+from tensorweave.training.scaffold import Scaffold  # noqa: F401, E402
+from tensorweave.training.session_manager import SessionManager  # noqa: F401, E402
+from tensorweave.training.session_run_hook import (  # noqa: F401, E402
+    SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
+)
+from tensorweave.monitoring.summary.writer import FileWriterCache as SummaryWriterCache  # noqa: F401, E402, E501
+from tensorweave.training.supervisor import Supervisor  # noqa: F401, E402
+from tensorweave.training.coordinator import LooperThread  # noqa: F401, E402

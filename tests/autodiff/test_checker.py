@@ -7,7 +7,7 @@ import numpy as np
 
 import tensorweave as tf
 from tensorweave.autodiff import RegisterGradient
-from tensorweave.autodiff.checker import compute_gradient, compute_gradient_error
+from tensorweave.client.gradient_checker import compute_gradient, compute_gradient_error
 from tests.autodiff import families  # noqa: F401
 
 

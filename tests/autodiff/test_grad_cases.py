@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.autodiff.checker import compute_gradient
 from tensorweave.autodiff.registry import registered_gradients
+from tensorweave.client.gradient_checker import compute_gradient
 from tensorweave.ops.registry import OPS
 from tests.autodiff import families
 from tests.autodiff.grad_cases import CASES, ELSEWHERE, NO_GRADIENT, GradCase

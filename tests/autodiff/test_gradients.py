@@ -371,7 +371,7 @@ def test_second_order_gradient():
 
 
 def test_broadcast_gradient_args_kernel_matches_tf():
-    from tensorweave.autodiff.math_grad import broadcast_gradient_args as bga
+    from tensorweave.ops.grad_ops import broadcast_gradient_args as bga
 
     # values written by TensorFlow's BroadcastGradientArgs
     assert bga([2, 1], [2, 1]) == ([], [])

@@ -14,7 +14,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.autodiff import gradients
-from tensorweave.autodiff.checker import compute_gradient
+from tensorweave.client.gradient_checker import compute_gradient
 from tensorweave.ops.apply import apply_op as A
 from tests.autodiff.grad_cases import GradCase, f32_tol
 

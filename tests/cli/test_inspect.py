@@ -5,7 +5,6 @@ import shutil
 import subprocess
 import sys
 
-import tensorweave.cli.inspect  # noqa: F401  (registers the command until cli/main imports it)
 from tensorweave.cli.main import main
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data", "ckpt")
@@ -42,14 +41,15 @@ def test_full_and_all(capsys):
 
 
 def test_unknown_tensor_suggests_names(capsys):
-    assert main(["inspect", FIXTURE, "--tensor", "dense/kernal"]) == 1
+    assert main(["inspect", FIXTURE, "--tensor", "dense/kernal"]) == 2
     err = capsys.readouterr().err
     assert "'dense/kernal' is not in" in err and "closest: dense/kernel" in err
+    assert err.count("\n") == 1
 
 
 def test_broken_checkpoints_exit_1(tmp_path, capsys):
-    assert main(["inspect", str(tmp_path / "missing")]) == 1
-    assert "cannot read checkpoint" in capsys.readouterr().err
+    assert main(["inspect", str(tmp_path / "missing")]) == 2   # NOTE: a usage error
+    assert "no checkpoint at" in capsys.readouterr().err
     for suffix in (".index", ".data-00000-of-00001"):
         shutil.copy(FIXTURE + suffix, tmp_path / ("m" + suffix))
     raw = (tmp_path / "m.data-00000-of-00001").read_bytes()

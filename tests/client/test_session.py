@@ -55,6 +55,30 @@ def test_any_tensor_can_be_fed_and_prunes_its_inputs():
         np.testing.assert_array_equal(s.run(c, {b: np.ones((2, 3))}), 3 * np.ones((2, 3)))
 
 
+def test_unknown_fetch_is_value_error_with_tfs_message():
+    """TF 2.21's classes and messages (the graph's KeyError becomes a ValueError, its text
+    quoted once)."""
+    _add_graph()
+    with tf.Session() as s:
+        with pytest.raises(ValueError) as e:
+            s.run("nope:0")
+        assert str(e.value) == (
+            "Argument `fetch` = nope:0 cannot be interpreted as a Tensor. (\"The name "
+            "'nope:0' refers to a Tensor which does not exist. The operation, 'nope', does "
+            "not exist in the graph.\")")
+        with pytest.raises(ValueError, match=r"^Argument `fetch` = nope cannot be interpreted "
+                                             r"as a Tensor. \(\"The name 'nope' refers to an "
+                                             r"Operation not in the graph.\"\)$"):
+            s.run(["a:0", "nope"])
+        with pytest.raises(TypeError, match=r'^Argument `fetch` = 3.5 has invalid type "float" '
+                                            r"must be a string or Tensor. \(Can not convert a "
+                                            r"float into a Tensor or Operation.\)$"):
+            s.run(3.5)
+        with pytest.raises(TypeError, match='^Argument `fetch` = None has invalid type '
+                                            '"NoneType". Cannot be None$'):
+            s.run(None)
+
+
 def test_feed_shape_mismatch_is_value_error():
     a, b = _add_graph()
     with tf.Session() as s, pytest.raises(ValueError, match=r"Cannot feed value of shape"):

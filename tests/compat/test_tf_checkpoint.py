@@ -25,7 +25,6 @@ from tensorweave.training.saver import Saver
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data", "ckpt")
 FIXTURE = os.path.join(DATA, "model.ckpt-1234")
-PEER = os.path.expanduser("~/.cache/tensorweave-tf-peer/bin/python")
 ROUNDTRIP = os.path.join(HERE, "..", "training", "make_tf_roundtrip.py")
 
 
@@ -97,8 +96,8 @@ def test_reader_api_on_tf_checkpoint():
 
 
 # -- TensorFlow reads ours -------------------------------------------------------------------
-def _run_peer(prefix: str, *flags: str) -> dict:
-    out = subprocess.run([PEER, ROUNDTRIP, prefix, *flags], capture_output=True, text=True,
+def _run_peer(peer: str, prefix: str, *flags: str) -> dict:
+    out = subprocess.run([peer, ROUNDTRIP, prefix, *flags], capture_output=True, text=True,
                          timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout[out.stdout.index("{"):])
@@ -123,14 +122,13 @@ _VALUES = {
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.path.exists(PEER), reason="TensorFlow peer Python not installed")
-def test_tensorflow_reads_our_checkpoint_and_meta_graph(tmp_path):
+def test_tensorflow_reads_our_checkpoint_and_meta_graph(tmp_path, tf_peer):
     variables = [tf.Variable(v, name=n) for n, v in _VALUES.items()]
     saver = Saver()
     with tf.Session() as sess:
         sess.run([v.initializer for v in variables])
         prefix = saver.save(sess, str(tmp_path / "model.ckpt"), global_step=42)
-    seen = _run_peer(prefix, "--meta")
+    seen = _run_peer(tf_peer, prefix, "--meta")
     for name, value in _VALUES.items():
         want = dict(_encode(value), dtype=tf.as_dtype(np.asarray(value).dtype).name
                     if np.asarray(value).dtype != object else "string")
@@ -139,8 +137,7 @@ def test_tensorflow_reads_our_checkpoint_and_meta_graph(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.path.exists(PEER), reason="TensorFlow peer Python not installed")
-def test_tensorflow_reads_our_sharded_checkpoint(tmp_path):
+def test_tensorflow_reads_our_sharded_checkpoint(tmp_path, tf_peer):
     with tf.device("/cpu:0"):
         a = tf.Variable(np.float32([1, 2]), name="a")
     with tf.device("/cpu:1"):
@@ -150,6 +147,6 @@ def test_tensorflow_reads_our_sharded_checkpoint(tmp_path):
     with tf.Session(config=config) as sess:
         sess.run([a.initializer, b.initializer])
         prefix = saver.save(sess, str(tmp_path / "m"), write_meta_graph=False)
-    seen = _run_peer(prefix)["tensors"]
+    seen = _run_peer(tf_peer, prefix)["tensors"]
     assert seen["a"] == dict(_encode(np.float32([1, 2])), dtype="float32")
     assert seen["b"] == dict(_encode(np.array([b"q"], dtype=object)), dtype="string")

@@ -1,11 +1,10 @@
 """TensorFlow reads the TFRecord files and Examples we write (plain and GZIP).
 
-Runs tests/dataio/make_tf_check.py with the TensorFlow peer Python; skipped where that Python
-does not exist (set PEER_PYTHON to use another one).
+Runs tests/dataio/make_tf_check.py with the TensorFlow peer Python (the tf_peer fixture:
+skipped where it cannot import TensorFlow; set PEER_PYTHON to use another one).
 """
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -15,7 +14,6 @@ import pytest
 from tensorweave.data import example as ex
 from tensorweave.data.tfrecord import TFRecordWriter
 
-PEER = os.environ.get("PEER_PYTHON", "/root/.cache/tensorweave-tf-peer/bin/python")
 SCRIPT = Path(__file__).resolve().parent / "make_tf_check.py"
 
 
@@ -30,9 +28,8 @@ def _examples():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.path.exists(PEER), reason="TensorFlow peer Python not installed")
 @pytest.mark.parametrize("compression", ["", "GZIP"])
-def test_tensorflow_reads_our_records(tmp_path, compression):
+def test_tensorflow_reads_our_records(tmp_path, compression, tf_peer):
     path = tmp_path / "ours.tfrecord"
     rows = _examples()
     with TFRecordWriter(path, compression) as w:
@@ -40,7 +37,7 @@ def test_tensorflow_reads_our_records(tmp_path, compression):
             e = ex.Example(features=ex.Features(
                 feature={k: ex.feature_of(v) for k, v in row.items()}))
             w.write(e.SerializeToString())
-    cmd = [PEER, str(SCRIPT), str(path)] + ([compression] if compression else [])
+    cmd = [tf_peer, str(SCRIPT), str(path)] + ([compression] if compression else [])
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-2000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])

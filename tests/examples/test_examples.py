@@ -64,6 +64,14 @@ def test_cnn_demo_flags_shorten_the_run(tmp_path):
                timeout=120)
     assert len(re.findall(r"^epoch +\d+: loss", out, flags=re.M)) == 1
     assert 0.0 < _metric(out, "test accuracy") <= 1.0
+    # NOTE: the demo says where its graph is and how to explain it; the command it prints runs
+    command = re.search(r"^graph: \S+\.meta  \(.*: tensorweave (explain .*)\)$", out, re.M)
+    assert command, out[-2000:]
+    proc = subprocess.run([sys.executable, "-m", "tensorweave.cli.main",
+                           *command.group(1).split(), "--counts"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "partitioned" in proc.stdout
 
 
 def test_cnn_demo_checkpoints_resumes_and_writes_logs(tmp_path):
@@ -99,6 +107,27 @@ def test_cnn_demo_trains_over_a_local_cluster(tmp_path):
         assert len(re.findall(rf"^worker {task} epoch +\d+: loss", out, flags=re.M)) == 4
     assert _metric(out, "test accuracy") >= 0.9
     assert list((tmp_path / "cluster_checkpoints").glob("model-*.index"))
+
+
+def test_cnn_digits_cluster_script_is_the_cluster_demo():
+    """Run directly, it is `cnn_digits.py --cluster` (it used to print nothing and exit 0)."""
+    out = _run("cnn_digits_cluster.py", "--help")
+    assert out.startswith("usage: cnn_digits_cluster.py") and "--workers" in out
+
+
+@pytest.mark.multiprocess
+def test_cluster_client_runs_on_a_running_cluster():
+    """The README's own-script example: the printed spec in, variables on the ps, steps on a
+    worker; a second run (on the other worker) continues from the ps's variables."""
+    from tensorweave.distributed.local_cluster import LocalCluster
+
+    with LocalCluster(ps=1, workers=2) as cluster:
+        spec = cluster.cluster_json
+        first = _run("cluster_client.py", "--cluster", spec, "--reset")
+        second = _run("cluster_client.py", "--cluster", spec, "--task", "1", "--steps", "5")
+    assert "w: /job:ps/task:0" in first and "initialized the variables" in first
+    assert _metric(first, "final mse") < 1e-4
+    assert "continuing from the ps's variables: mse 0.0000" in second
 
 
 def test_quickstart_shows_what_pruning_kept():

@@ -119,3 +119,34 @@ def test_get_attr_strings_are_bytes():
 def test_dtype_mismatch_fails_at_construction_naming_op():
     with pytest.raises(TypeError, match="AddV2"):
         tf.add(tf.constant(1.0), tf.constant(1))
+
+
+def test_snapshot_and_rollback_remove_ops_edges_and_names():
+    with tf.Graph().as_default() as g:
+        a = tf.constant(1.0, name="a")
+        snap = g.snapshot()
+        b = tf.identity(a, name="b")
+        with g.control_dependencies([b.op]):
+            tf.identity(a, name="c")
+        g.rollback(snap)
+        assert [op.name for op in g.get_operations()] == ["a"]
+        assert a.consumers() == []
+        assert tf.identity(a, name="b").op.name == "b"  # the name is free again
+
+
+def test_replace_input_rewires_and_checks_the_dtype():
+    with tf.Graph().as_default():
+        a, b = tf.constant(1.0), tf.constant(2.0)
+        y = tf.identity(a)
+        y.op.replace_input(0, b)
+        assert y.op.inputs[0] is b and y.op in b.consumers() and y.op not in a.consumers()
+        with pytest.raises(TypeError, match="incompatible"):
+            y.op.replace_input(0, tf.constant(1))
+
+
+def test_control_flow_context_is_set_for_a_block():
+    with tf.Graph().as_default() as g:
+        marker = object()
+        with g.in_control_flow_context(marker):
+            assert g.control_flow_context is marker
+        assert g.control_flow_context is None

@@ -30,16 +30,47 @@ def test_measure_reports_real_numbers():
     assert 0 <= s.cpu_percent <= 100
 
 
-def test_alerts_once_per_crossing_and_rearms(caplog):
+def test_alerts_once_per_crossing_and_rearms_a_margin_below(caplog):
+    """89% is below the threshold but not 5 points below it: no re-arm until 84%."""
     w = ResourceWatcher()
     alerts = []
     w.add_callback(alerts.append)
     with caplog.at_level(logging.WARNING, logger="tensorweave.monitoring"):
-        for mem in (50, 91, 95, 99, 89, 92, 93):
+        for mem in (50, 91, 95, 99, 89, 92, 86, 93, 84, 92, 93):
             w.sample(_sample(memory=mem))
     assert [round(a.value * 100) for a in alerts] == [91, 92]
     assert all(a.metric == "memory" and a.threshold == 0.9 for a in alerts)
     assert sum("Memory use at" in r.getMessage() for r in caplog.records) == 2
+
+
+def test_cpu_hovering_at_the_threshold_alerts_once():
+    """The flapping seen on a loaded machine: 1 s CPU samples swinging around 90% (7 samples,
+    4 crossings) give one alert; falling 15 points below re-arms it."""
+    w = ResourceWatcher()
+    alerts = []
+    w.add_callback(alerts.append)
+    for cpu in (93, 82, 95, 80, 91, 85, 94):
+        w.sample(_sample(cpu=cpu))
+    assert [round(a.value * 100) for a in alerts] == [93]
+    for cpu in (74, 92):
+        w.sample(_sample(cpu=cpu))
+    assert [round(a.value * 100) for a in alerts] == [93, 92]
+
+
+def test_rearm_margin_per_metric_or_for_all():
+    w = ResourceWatcher(rearm_margin=0.0)
+    assert w.rearm_margins == {"memory": 0.0, "cpu": 0.0}
+    alerts = []
+    w.add_callback(alerts.append)
+    for cpu in (95, 89, 95):
+        w.sample(_sample(cpu=cpu))
+    assert len(alerts) == 2                       # no margin: the old behaviour
+    w = ResourceWatcher(rearm_margin={"cpu": 0.3})
+    assert w.rearm_margins == {"memory": 0.05, "cpu": 0.3}
+    with pytest.raises(ValueError, match="unknown metrics"):
+        ResourceWatcher(rearm_margin={"disk": 0.1})
+    with pytest.raises(ValueError, match="negative"):
+        ResourceWatcher(rearm_margin=-0.1)
 
 
 def test_cpu_threshold_is_separate():

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tensorweave as tf
 from tensorweave.monitoring import summary as S
-
-PEER = Path("/root/.cache/tensorweave-tf-peer/bin/python")
 
 
 def _write_run(logdir) -> str:
@@ -104,10 +101,9 @@ print(kinds.count("summary"), kinds.count("graph_def"), kinds[0], scalars[-1])
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not PEER.exists(), reason="TensorFlow peer python not installed")
-def test_tensorflow_reads_our_event_file(tmp_path):
+def test_tensorflow_reads_our_event_file(tmp_path, tf_peer):
     path = _write_run(tmp_path)
-    out = subprocess.run([str(PEER), "-c", _PEER_SCRIPT, path], capture_output=True, text=True,
+    out = subprocess.run([tf_peer, "-c", _PEER_SCRIPT, path], capture_output=True, text=True,
                          timeout=240, env={**os.environ, "PYTHONPATH": ""})
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "5 1 file_version (4, 'loss', 8.0)"

@@ -13,3 +13,7 @@ EXEMPT = {op: _COVERED_BY for op in [
     "ApplyRMSProp", "SparseApplyRMSProp", "ApplyCenteredRMSProp", "SparseApplyCenteredRMSProp",
     "ApplyAdagrad", "SparseApplyAdagrad", "ApplyAdadelta", "SparseApplyAdadelta",
 ]}
+EXEMPT.update({op: "tests/training/test_proximal_optimizers.py (TF's numbers, dense and sparse)"
+               for op in ["ApplyFtrl", "SparseApplyFtrl", "ApplyFtrlV2", "SparseApplyFtrlV2",
+                          "ApplyProximalAdagrad", "SparseApplyProximalAdagrad",
+                          "ApplyProximalGradientDescent", "SparseApplyProximalGradientDescent"]})

@@ -513,3 +513,22 @@ def test_kernels_do_not_mutate_or_alias_inputs():
         out = k(value)
         assert not np.shares_memory(out, value), op
         np.testing.assert_array_equal(value, before)
+
+
+def test_a_reduction_over_no_axes_forwards_its_input_and_a_fetch_still_copies():
+    """Sum over [] is the identity: the kernel returns its input (no copy of a big gradient);
+    since it may alias, a fetched reduction of a variable is not changed by a later assign.
+    EuclideanNorm over [] is |x|, not x: it computes."""
+    assert kernels.lookup_kernel("Sum").forwards_input
+    assert not kernels.lookup_kernel("EuclideanNorm").forwards_input
+    start = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    v = tf.Variable(start)
+    total = tf.reduce_sum(v, axis=[])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        got = sess.run(total)
+        sess.run(v.assign_add(tf.ones([2, 3])))
+        np.testing.assert_array_equal(got, start)
+        np.testing.assert_array_equal(sess.run(tf.reduce_max(v, axis=[])), start + 1)
+        np.testing.assert_array_equal(sess.run(tf.reduce_euclidean_norm(v - 2, axis=[])),
+                                      np.abs(start - 1))

@@ -223,3 +223,30 @@ def test_session_close_cancels_waiters(graph):
     th.join(5)
     assert not th.is_alive()
     assert seen == [errors.CancelledError]
+
+
+# -- shapes as TF reads them (data_flow_ops._as_shape_list; messages from TF 2.21) ----------
+def test_a_flat_list_of_ints_is_one_shape(graph):
+    assert FIFOQueue(4, tf.float32, shapes=[28, 28]).shapes == [tf.TensorShape([28, 28])]
+    assert FIFOQueue(4, tf.float32, shapes=[]).shapes == [tf.TensorShape([])]
+    assert RandomShuffleQueue(4, 1, tf.float32, shapes=[3]).shapes == [tf.TensorShape([3])]
+    q = FIFOQueue(4, tf.float32, shapes=[28, 28])
+    assert q.dequeue().shape.as_tuple() == (28, 28)
+    two = FIFOQueue(4, [tf.float32, tf.int32], shapes=[[2], []])
+    assert two.shapes == [tf.TensorShape([2]), tf.TensorShape([])]
+
+
+def test_queue_shape_errors_are_tfs(graph):
+    with pytest.raises(ValueError, match=r"^Queue shapes must have the same length as dtypes, "
+                                         r"received len\(shapes\)=1, len\(dtypes\)=2$"):
+        FIFOQueue(4, [tf.float32, tf.int32], shapes=[28, 28])
+    with pytest.raises(ValueError, match=r"^All shapes must be fully defined: "
+                                         r"\[TensorShape\(\[None\]\)\]$"):
+        FIFOQueue(4, tf.float32, shapes=[None])
+    for shapes in ([28], [None], []):
+        with pytest.raises(ValueError, match="^When providing partial shapes, a list of "
+                                             "shapes must be provided.$"):
+            PaddingFIFOQueue(4, tf.float32, shapes=shapes)
+    assert PaddingFIFOQueue(4, tf.float32, shapes=[[None]]).shapes == [tf.TensorShape([None])]
+    with pytest.raises(TypeError, match="shapes must be a TensorShape or a list"):
+        FIFOQueue(4, tf.float32, shapes=3)

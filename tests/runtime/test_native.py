@@ -16,6 +16,7 @@ import pytest
 from tensorweave.ops.nn_geometry import window_2d
 from tensorweave.runtime.kernels.cpu import conv_impl as impl
 from tensorweave.runtime.kernels.cpu import native
+from tests.numerics import assert_dot_close
 
 needs_native = pytest.mark.skipif(not native.BUILT, reason="compiled helper not built")
 
@@ -248,7 +249,107 @@ def test_patch_groups_small_or_large_give_the_same_convolution(monkeypatch):
     win = window(GEOMETRIES[1])
     x, w = rand(6, 14, 14, 8), rand(3, 3, 8, 5)
     kept = conv_native.conv2d(x, w, win)
+    # NOTE: other group sizes are GEMMs of other shapes (other BLAS tiles, another summation
+    # order), so the runs agree within the bound of a depth-3*3*8 dot product, not to 1e-6
+    magnitude = impl.conv2d(np.abs(x).astype(np.float64), np.abs(w).astype(np.float64), win)
     monkeypatch.setattr(conv_native, "SCRATCH_MAX_FLOATS", 16)
-    np.testing.assert_allclose(conv_native.conv2d(x, w, win), kept, rtol=1e-6)
+    assert_dot_close(conv_native.conv2d(x, w, win), kept, 3 * 3 * 8, magnitude)
     with numpy_only():
-        np.testing.assert_allclose(impl.conv2d(x, w, win), kept, rtol=1e-5, atol=1e-5)
+        assert_dot_close(impl.conv2d(x, w, win), kept, 3 * 3 * 8, magnitude)
+
+
+# -- batch normalization --------------------------------------------------------------------
+def _bn_kernels(fmt="NHWC", training=True):
+    from types import SimpleNamespace
+
+    from tensorweave import dtypes
+    from tensorweave.runtime.kernels.cpu import nn_norm
+
+    attrs = {"data_format": fmt, "epsilon": 1e-3, "is_training": training,
+             "exponential_avg_factor": 1.0}
+    node = SimpleNamespace(attr=lambda k, d=None: attrs.get(k, d),
+                           output_dtypes=[dtypes.float32] * 6)
+    return nn_norm._batch_norm(node, v3=True), nn_norm._batch_norm_grad(node)
+
+
+def _bn_reference(x, dy, scale, offset, axes, eps=1e-3):
+    """FusedBatchNorm (training) and its gradient in float64."""
+    x, dy = x.astype(np.float64), dy.astype(np.float64)
+    shape = [1] * x.ndim
+    shape[-1 if axes == (0, 1, 2) else 1] = -1
+    mean, var = x.mean(axis=axes), x.var(axis=axes)
+    inv = 1 / np.sqrt(var + eps)
+    x_hat = (x - mean.reshape(shape)) * inv.reshape(shape)
+    y = x_hat * scale.reshape(shape) + offset.reshape(shape)
+    n = x.size / mean.size
+    d_offset, d_scale = dy.sum(axis=axes), (dy * x_hat).sum(axis=axes)
+    dx = (scale * inv).reshape(shape) * (dy - (d_offset / n).reshape(shape)
+                                         - x_hat * (d_scale / n).reshape(shape))
+    return y, mean, var * n / (n - 1), dx, d_scale, d_offset
+
+
+@needs_native
+@pytest.mark.parametrize("fmt, shape", [("NHWC", (8, 9, 7, 5)), ("NCHW", (4, 6, 5, 7)),
+                                        ("NHWC", (64, 16, 16, 16))])
+def test_batch_norm_and_gradient_against_float64(fmt, shape):
+    """Native and numpy paths both within float32 rounding of a float64 reference: sums of
+    n terms in float64 (native) or float32 (numpy: ~n*eps worst case, far less in practice),
+    then O(1) float32 operations per element."""
+    axes = (0, 1, 2) if fmt == "NHWC" else (0, 2, 3)
+    c = shape[-1] if fmt == "NHWC" else shape[1]
+    x, dy = rand(*shape) * 3 + 1.5, rand(*shape)
+    scale, offset = rand(c), rand(c)
+    want = _bn_reference(x, dy, scale, offset, axes)
+    for use_native in (True, False):
+        old = native.set_enabled(use_native)
+        try:
+            fwd, grad = _bn_kernels(fmt)
+            y, mean, var, r1, r2, _ = fwd(x, scale, offset, np.zeros(c, np.float32),
+                                          np.ones(c, np.float32))
+            dx, d_scale, d_offset, *_ = grad(dy, x, scale, r1, r2)
+        finally:
+            native.set_enabled(old)
+        got = (y, mean, var, dx, d_scale, d_offset)
+        for name, g, w in zip(("y", "mean", "var", "dx", "d_scale", "d_offset"), got, want):
+            assert g.dtype == np.float32 and g.shape == w.shape, name
+            np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4, err_msg=f"{name} {use_native}")
+
+
+@needs_native
+def test_batch_norm_sums_repeat_on_any_thread_count():
+    """The statistics are summed over fixed row blocks in block order, so pool mode (the
+    blocks shared out to threads) and one thread give the same bits."""
+    from tensorweave.runtime.kernels.cpu import parallel
+
+    x = rand(3 * native.SUM_ROWS + 17, 24)
+    shift = rand(24)
+    one = native.channel_sums(x, x, shift)
+    parallel.set_pool_mode(True)
+    try:
+        pooled = native.channel_sums(x, x, shift)
+    finally:
+        parallel.set_pool_mode(False)
+    for a, b in zip(one, pooled):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(one[0], x.astype(np.float64).sum(axis=0), rtol=1e-12)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(one[1], (x64 * (x64 - shift)).sum(axis=0), rtol=1e-12)
+
+
+@needs_native
+@pytest.mark.parametrize("call", [
+    lambda: native._native.channel_sums(*[np.ones(6, np.float32)] * 3, np.zeros(3),
+                                        np.zeros(3), 2, 3),         # shift of 6 for 3 columns
+    lambda: native._native.channel_sums(np.ones(6, np.float32), np.ones(6, np.float32),
+                                        np.ones(3, np.float32), np.zeros(3, np.float32),
+                                        np.zeros(3), 2, 3),         # float32 sums
+    lambda: native._native.bn_forward(np.ones(6, np.float32), np.ones(6, np.float32),
+                                      np.ones(6, np.float32), 2, 3),   # params need 3*cols
+    lambda: native._native.bn_backward(*[np.ones(6, np.float32)] * 3, np.ones(15, np.float32),
+                                       3, 3),                          # rows*cols > buffers
+    lambda: native._native.bn_forward(np.ones(6, np.float32), np.ones(6, np.float32),
+                                      np.ones(9, np.float32), -2, -3),  # negative sizes
+])
+def test_bad_batch_norm_buffers_raise(call):
+    with pytest.raises((TypeError, ValueError, BufferError)):
+        call()

@@ -1,9 +1,11 @@
 """Pool mode (`cpu/parallel.py`): convolutional steps split their GEMMs and big loops over the
 kernel threads, with numpy's BLAS held to one thread.
 
-Every split kernel must give what the unsplit one gives (bit for bit where each part is the
-same computation on a slice; the direct filter gradient up to summation order), the mode must
-set and restore BLAS's thread count, and the executor must pick the mode from its plan.
+A split kernel matches numpy within the bound its operation allows (a GEMM of depth k: about
+k*eps relative to |a|.|b|, tests/numerics.py: BLAS on another thread count or CPU core type
+may sum in another order), and repeats itself bit for bit; where the claim is "the same
+single-threaded calls", the reference runs under the same BLAS settings. The mode must set and
+restore BLAS's thread count, and the executor must pick the mode from its plan.
 """
 
 import numpy as np
@@ -13,6 +15,7 @@ import threadpoolctl
 import tensorweave as tf
 from tensorweave.ops.nn_geometry import window_2d
 from tensorweave.runtime.kernels.cpu import conv_native, native, parallel
+from tests.numerics import assert_gemm_close
 
 needs_native = pytest.mark.skipif(not native.BUILT, reason="compiled helper not built")
 RNG = np.random.default_rng(5)
@@ -91,20 +94,25 @@ MATMULS = [  # (a, b): rows split, columns split (few rows), transposed views, f
 
 @pytest.mark.parametrize("a, b", MATMULS)
 def test_split_matmul_equals_numpy_and_repeats_exactly(a, b, splits):
-    """Each part is one BLAS call over the whole inner dimension: only the kernel used for a
-    partial edge tile may round differently (ulps)."""
+    """Each part is one single-threaded BLAS call over the whole inner dimension; numpy's
+    reference runs BLAS on its own threads, which may block and sum k = 3136 products in
+    another order: the two agree within the depth-k bound, not to 1e-6 (on a Haswell core
+    type they differ by 4e-4 relative where the result cancels). Repeats are exact."""
     got = in_pool_mode(parallel.matmul, a, b)
     assert splits, "the GEMM was not split"
-    np.testing.assert_allclose(got, np.matmul(a, b), rtol=1e-6 if a.itemsize == 4 else 1e-13,
-                               atol=1e-5 if a.itemsize == 4 else 1e-12)
+    assert_gemm_close(got, a, b)
     np.testing.assert_array_equal(in_pool_mode(parallel.matmul, a, b), got)
 
 
 def test_small_or_mixed_or_outside_pool_mode_is_one_numpy_call(splits):
+    """One numpy call: bit for bit numpy's under the same BLAS settings (in pool mode, BLAS
+    on one thread; outside it, on its own threads)."""
     a, b = rand(128, 64), rand(64, 256)
-    np.testing.assert_array_equal(in_pool_mode(parallel.matmul, a, b), a @ b)
-    mixed = in_pool_mode(parallel.matmul, MATMULS[0][0], MATMULS[0][1].astype(np.float64))
-    np.testing.assert_array_equal(mixed, np.matmul(MATMULS[0][0], MATMULS[0][1].astype(float)))
+    np.testing.assert_array_equal(in_pool_mode(parallel.matmul, a, b),
+                                  in_pool_mode(np.matmul, a, b))
+    a64 = MATMULS[0][1].astype(np.float64)
+    mixed = in_pool_mode(parallel.matmul, MATMULS[0][0], a64)
+    np.testing.assert_array_equal(mixed, in_pool_mode(np.matmul, MATMULS[0][0], a64))
     parallel.set_pool_mode(False)
     np.testing.assert_array_equal(parallel.matmul(*MATMULS[0]), np.matmul(*MATMULS[0]))
     assert splits == []
@@ -176,28 +184,17 @@ def _run(build, shape):
             return s.run(out, {x: np.ones(shape, np.float32)})
 
 
-def test_a_plan_with_a_big_gemm_runs_in_pool_mode_from_its_second_step():
-    g = tf.Graph()
-    with g.as_default():
-        x = tf.placeholder(tf.float32, [512, 512])
-        y = tf.matmul(x, tf.ones([512, 512]))          # 2^28 flops
-        feed = {x: np.ones([512, 512], np.float32)}
-        with tf.Session() as s:
-            s.run(y, feed)
-            assert parallel.saw_big_gemm() and not parallel.pool_mode()
-            s.run(y, feed)
-            assert parallel.pool_mode()
-            np.testing.assert_array_equal(s.run(y, feed), np.full([512, 512], 512, np.float32))
-
-
-def test_executor_uses_pool_mode_for_convolutional_steps():
+def test_executor_uses_pool_mode_for_steps_with_convolutions_or_gemms():
+    """BLAS's spinning threads never run beside a step's kernels: pool mode from the first
+    step of a plan with a convolution or a GEMM; plans with neither leave the mode."""
     parallel.set_pool_mode(False)
     _run(lambda x: tf.nn.conv2d(x, tf.ones([3, 3, 3, 4]), [1, 1, 1, 1], "SAME"), [2, 8, 8, 3])
     assert parallel.pool_mode()
+    parallel.set_pool_mode(False)
     _run(lambda x: tf.reduce_sum(x * 2.0), [4, 5])      # no GEMM: the mode stays
-    assert parallel.pool_mode()
-    _run(lambda x: tf.matmul(x, tf.ones([5, 6])), [4, 5])
     assert not parallel.pool_mode()
+    _run(lambda x: tf.matmul(x, tf.ones([5, 6])), [4, 5])
+    assert parallel.pool_mode()
 
 
 def test_intra_op_parallelism_threads_sets_the_kernel_threads():

@@ -273,10 +273,17 @@ def test_failed_write_leaves_previous_checkpoint_and_no_temp_files(tmp_path):
         assert r.get_tensor("v").tolist() == [1, 1, 1]
 
 
-def test_writer_creates_parent_directories(tmp_path):
-    with BundleWriter(tmp_path / "a" / "b" / "m") as w:
+def test_writer_creates_its_directory_one_level_as_tf(tmp_path):
+    """TF's SaveV2 creates the prefix's directory but not its parents (NotFound), and a file
+    in the directory's place fails the data file's open (ENOTDIR: FailedPrecondition)."""
+    with BundleWriter(tmp_path / "a" / "m") as w:
         w.add("x", np.int32(3))
-    assert (tmp_path / "a" / "b" / "m.index").exists()
+    assert (tmp_path / "a" / "m.index").exists()
+    with pytest.raises(errors.NotFoundError, match="No such file"):
+        BundleWriter(tmp_path / "b" / "c" / "m")
+    (tmp_path / "f").write_bytes(b"")
+    with pytest.raises(errors.FailedPreconditionError, match="Not a directory"):
+        BundleWriter(tmp_path / "f" / "m")
 
 
 def test_large_tensor_chunked_write_and_mapped_read(tmp_path):

@@ -251,6 +251,57 @@ def test_relative_save_path_in_current_directory(tmp_path, monkeypatch):
     assert latest_checkpoint(".") == "./model-4"
 
 
+# -- where a save may go (as TF 2.21's Saver) -------------------------------------------------
+def test_save_under_a_missing_parent_is_value_error_and_creates_nothing(tmp_path):
+    """TF's SaveV2 creates only the checkpoint's own directory; the Saver turns the op's
+    NotFound into ValueError when `save_path`'s parent is missing (or is a file)."""
+    w = tf.Variable(1.0, name="w")
+    saver = Saver()
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        deep = tmp_path / "no" / "such" / "m"
+        with pytest.raises(ValueError, match=f"^Parent directory of {deep} doesn't exist, "
+                                             "can't save.$"):
+            saver.save(sess, str(deep))
+        assert not (tmp_path / "no").exists()
+        (tmp_path / "file").write_bytes(b"")
+        with pytest.raises(ValueError, match="Parent directory of .*file/m doesn't exist"):
+            saver.save(sess, str(tmp_path / "file" / "m"))
+        # NOTE: the save op's own directory, one level, is created (TF: SaveV2 -> CreateDir)
+        assert saver.save(sess, str(tmp_path / "m_temp" / "m")) == str(tmp_path / "m_temp/m")
+
+
+def _read_only_dir(tmp_path, monkeypatch):
+    """A directory writes into fail with EACCES: chmod 0555, or, for root (which ignores
+    modes), the bundle writer's open refusing paths in it."""
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    if os.geteuid() == 0:
+        real = open
+
+        def refusing(path, *args, **kwargs):
+            if os.path.dirname(os.fspath(path)) == str(ro):
+                raise PermissionError(13, "Permission denied", os.fspath(path))
+            return real(path, *args, **kwargs)
+
+        monkeypatch.setattr(bundle, "open", refusing, raising=False)
+    return ro
+
+
+def test_save_into_a_read_only_directory_is_permission_denied(tmp_path, monkeypatch):
+    w = tf.Variable(1.0, name="w")
+    saver = Saver()
+    ro = _read_only_dir(tmp_path, monkeypatch)
+    try:
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            with pytest.raises(errors.PermissionDeniedError, match="Permission denied"):
+                saver.save(sess, str(ro / "m"))
+    finally:
+        ro.chmod(0o755)
+
+
 # -- atomicity -------------------------------------------------------------------------------
 def test_failed_save_never_becomes_latest(tmp_path, monkeypatch):
     w = tf.Variable(1.0, name="w")

@@ -2,15 +2,15 @@
 gathers (whose params gradient is an IndexedSlices), padding and segment ops.
 
 Where static shapes are known the gradient graph uses constants instead of Shape arithmetic
-(a Slice gradient is one Pad with constant paddings, a Concat gradient one SplitV). Also
-declares StridedSliceGrad (op and CPU kernel) unless the array family registers it.
+(a Slice gradient is one Pad with constant paddings, a Concat gradient one SplitV).
+StridedSliceGrad is declared in ops/grad_ops.py.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tensorweave import dtypes, errors
+from tensorweave import dtypes
 from tensorweave.autodiff.gradients import (
     reduction_axes,
     reshape,
@@ -23,55 +23,13 @@ from tensorweave.autodiff.gradients import (
 )
 from tensorweave.autodiff.registry import NotDifferentiable, RegisterGradient
 from tensorweave.framework.indexed_slices import IndexedSlices
-from tensorweave.ops import slicing_ops  # noqa: F401  (may register StridedSliceGrad first)
 from tensorweave.ops.apply import apply_op
 from tensorweave.ops.constant_op import constant
-from tensorweave.ops.registry import OPS, register_op
+from tensorweave.ops.registry import OPS
 from tensorweave.ops.shape_inference import constant_value
-from tensorweave.ops.strided_slice_spec import StridedSliceError, validate
-from tensorweave.runtime.kernels.registry import has_kernel, register_kernel
 
 _op = apply_op
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
-
-
-# == StridedSliceGrad ==========================================================================
-def _strided_slice_grad_kernel(node):
-    masks = {k: node.attr(k) for k in _MASKS}
-    dt = dtypes.as_dtype(node.output_dtypes[0]).base_dtype.np_dtype
-
-    def run(shape, begin, end, strides, dy):
-        dims = tuple(int(d) for d in np.asarray(shape).tolist())
-        try:
-            dense = validate(np.asarray(begin).tolist(), np.asarray(end).tolist(),
-                             np.asarray(strides).tolist(), dims, **masks)
-        except StridedSliceError as e:
-            raise errors.InvalidArgumentError(None, None, str(e)) from None
-        if tuple(np.shape(dy)) != tuple(dense.final_shape):
-            raise errors.InvalidArgumentError(
-                None, None, f"shape of dy was {list(np.shape(dy))} instead of "
-                f"{list(dense.final_shape)}")
-        out = np.zeros(dims, dt)
-        out[dense.index] = dy
-        return out
-
-    return run
-
-
-def _register_strided_slice_grad() -> None:
-    if "StridedSliceGrad" not in OPS:
-        register_op("StridedSliceGrad",
-                    inputs=["shape: Index", "begin: Index", "end: Index", "strides: Index",
-                            "dy: T"],
-                    outputs=["output: T"],
-                    attrs=["T: type", "Index: {int32, int64}"] + [f"{m}: int = 0"
-                                                                   for m in _MASKS],
-                    shape_fn=lambda ctx: ctx.shape_from_tensor(0))
-    if not has_kernel("StridedSliceGrad"):
-        register_kernel("StridedSliceGrad")(_strided_slice_grad_kernel)
-
-
-_register_strided_slice_grad()
 
 
 # == not differentiable ========================================================================

@@ -39,7 +39,7 @@ def _while_context(ctxt):
 
 def _grad_context(op):
     """The context gradients are being built in (the gradient loop, inside a loop)."""
-    return op.graph._control_flow_context
+    return op.graph.control_flow_context
 
 
 def _switch(data, pred, name="Switch"):

@@ -113,7 +113,7 @@ class GradLoopState:
         pushes inside a cond wait for it, so they too happen in iteration order."""
         if self._forward_sync is None:
             self._forward_sync = _trigger("f_sync", self._forward_context)
-            self._forward_index.op._add_control_input(self._forward_sync)
+            self._forward_index.op.add_control_input(self._forward_sync)
         return self._forward_sync
 
     @property
@@ -122,7 +122,7 @@ class GradLoopState:
         every pop of an iteration happens before the next iteration starts."""
         if self._grad_sync is None:
             self._grad_sync = _trigger("b_sync", self._grad_context)
-            self._grad_index.op._add_control_input(self._grad_sync)
+            self._grad_index.op.add_control_input(self._grad_sync)
         return self._grad_sync
 
     # -- saving forward values ----------------------------------------------------------------
@@ -135,14 +135,14 @@ class GradLoopState:
           TypeError: `value` is inside a context nested in the loop that is not a cond.
         """
         graph = value.graph
-        current = graph._control_flow_context
+        current = graph.control_flow_context
         with graph.control_dependencies(None):      # NOTE: also leaves every context
             with util.entered(current), graph.colocate_with(value.op):
                 max_size = _int32_const(-1)
                 acc = stack_v2(max_size, value.dtype.base_dtype, name="f_acc")
             enter_acc = self._forward_context.add_value(acc)
             push = self._push(enter_acc, value, dead_branch)
-            push.op._add_control_input(self._forward_index.op.inputs[0].op)
+            push.op.add_control_input(self._forward_index.op.inputs[0].op)
         return acc
 
     def _push(self, enter_acc, value, dead_branch: bool):
@@ -151,7 +151,7 @@ class GradLoopState:
         if value_ctxt is self._forward_context:
             with util.entered(self._forward_context):
                 push = stack_push_v2(enter_acc, value, swap_memory=swap)
-            self._forward_index.op._add_control_input(push.op)
+            self._forward_index.op.add_control_input(push.op)
             return push
         if not isinstance(value_ctxt, CondContext):
             raise TypeError(f"Cannot save '{value.name}' for the gradient of while loop "
@@ -164,7 +164,7 @@ class GradLoopState:
         else:
             with util.entered(value_ctxt):
                 push = stack_push_v2(enter_acc, value, swap_memory=swap)
-        self.forward_sync._add_control_input(push.op)
+        self.forward_sync.add_control_input(push.op)
         return push
 
     def add_backprop_accumulated_value(self, history_value, value, dead_branch: bool = False):
@@ -181,7 +181,7 @@ class GradLoopState:
             pop = stack_pop_v2(history_value, value.dtype.base_dtype)
             pop.set_shape(value.shape)
         if self._grad_context.parallel_iterations > 1:
-            self.grad_sync._add_control_input(pop.op)
+            self.grad_sync.add_control_input(pop.op)
         return pop
 
     def _saved_pred(self, cond_ctxt):

@@ -358,7 +358,7 @@ def _check_not_through_loop_switch(op: Operation, xs: list) -> None:
     ctxt = util.get_context(op)
     if not util.is_switch(op) or ctxt is None or ctxt.get_while_context() is not ctxt:
         return
-    if ctxt is not op.graph._control_flow_context:
+    if ctxt is not op.graph.control_flow_context:
         return
     raise ValueError(
         f"Cannot compute gradient inside while loop with respect to op "

@@ -1,7 +1,6 @@
 """Gradient functions for the math family (TF's math_grad.py): elementwise, matmul, casts,
-scans, reductions and segment ops. Also declares the helper ops gradients use that the math
-family does not register itself (SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad,
-InvGrad, BroadcastGradientArgs), with their CPU kernels.
+scans, reductions and segment ops. The helper ops the gradients use (SigmoidGrad, ...,
+BroadcastGradientArgs) are declared in ops/grad_ops.py.
 
 Broadcasting binary ops sum their input gradients over the broadcast axes; those axes are
 computed statically whenever the static shapes decide them (no BroadcastGradientArgs then,
@@ -12,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorweave import dtypes, errors
+from tensorweave import dtypes
 from tensorweave.autodiff.gradients import (
     conj,
     reduce_for_broadcast,
@@ -25,107 +24,11 @@ from tensorweave.autodiff.gradients import (
 from tensorweave.autodiff.registry import NotDifferentiable, RegisterGradient
 from tensorweave.ops.apply import apply_op
 from tensorweave.ops.constant_op import constant
-from tensorweave.ops.registry import OPS, register_op
 from tensorweave.ops.shape_inference import constant_value
-from tensorweave.runtime.kernels.registry import has_kernel, register_kernel
-from tensorweave.shapes import TensorShape
 
 _op = apply_op
 
 
-# == helper ops (TF's math_ops.cc / array_ops.cc), registered unless a family already has ====
-def _merge_both(ctx):
-    try:
-        return ctx.input_shape(0).merge_with(ctx.input_shape(1))
-    except ValueError:
-        raise ctx.fail(f"Shapes must be equal, but are {ctx.input_shape(0)} and "
-                       f"{ctx.input_shape(1)}") from None
-
-
-def _vector_shapes(ctx):
-    return [TensorShape([None]), TensorShape([None])]
-
-
-_UNARY_GRAD_KERNELS = {
-    "SigmoidGrad": lambda y, dy: dy * np.conj(y * (1 - y)),
-    "TanhGrad": lambda y, dy: dy * np.conj(1 - y * y),
-    "SqrtGrad": lambda y, dy: dy * 0.5 / np.conj(y),
-    "RsqrtGrad": lambda y, dy: dy * -0.5 * np.conj(y * y * y),
-    "ReciprocalGrad": lambda y, dy: -dy * np.conj(y * y),
-    "InvGrad": lambda y, dy: -dy * np.conj(y * y),
-}
-
-
-def _unary_grad_factory(fn):
-    def factory(node):
-        dt = dtypes.as_dtype(node.output_dtypes[0]).base_dtype.np_dtype
-
-        def run(y, dy):
-            return np.asarray(fn(np.asarray(y), np.asarray(dy)), dtype=dt)
-
-        return run
-
-    return factory
-
-
-def _register_unary_grad_ops() -> None:
-    for name, fn in _UNARY_GRAD_KERNELS.items():
-        if name not in OPS:
-            register_op(name, inputs=["y: T", "dy: T"], outputs=["z: T"],
-                        attrs=["T: {bfloat16, half, float, double, complex64, complex128}"],
-                        shape_fn=_merge_both)
-        if not has_kernel(name):
-            register_kernel(name)(_unary_grad_factory(fn))
-
-
-def broadcast_gradient_args(s0, s1) -> tuple[list, list]:
-    """TF's BCast reduction indices for shapes `s0`, `s1` (lists of ints).
-
-    Raises:
-      ValueError: the shapes do not broadcast.
-    """
-    s0, s1 = [int(d) for d in s0], [int(d) for d in s1]
-    if s0 == s1:
-        return [], []
-    rank = max(len(s0), len(s1))
-    a = [1] * (rank - len(s0)) + s0
-    b = [1] * (rank - len(s1)) + s1
-    r0, r1 = [], []
-    for i, (p, q) in enumerate(zip(a, b)):
-        if p != q and p != 1 and q != 1:
-            raise ValueError(f"Incompatible shapes: [{','.join(map(str, s0))}] vs. "
-                             f"[{','.join(map(str, s1))}]")
-        if p == 1:
-            r0.append(i)
-        if q == 1:
-            r1.append(i)
-    return r0, r1
-
-
-def _bga_kernel(node):
-    dt = dtypes.as_dtype(node.output_dtypes[0]).base_dtype.np_dtype
-
-    def run(s0, s1):
-        try:
-            r0, r1 = broadcast_gradient_args(np.asarray(s0).tolist(), np.asarray(s1).tolist())
-        except ValueError as e:
-            raise errors.InvalidArgumentError(None, None, str(e)) from None
-        return np.asarray(r0, dt), np.asarray(r1, dt)
-
-    return run
-
-
-def _register_broadcast_gradient_args() -> None:
-    if "BroadcastGradientArgs" not in OPS:
-        register_op("BroadcastGradientArgs", inputs=["s0: T", "s1: T"],
-                    outputs=["r0: T", "r1: T"], attrs=["T: {int32, int64} = DT_INT32"],
-                    shape_fn=_vector_shapes)
-    if not has_kernel("BroadcastGradientArgs"):
-        register_kernel("BroadcastGradientArgs")(_bga_kernel)
-
-
-_register_unary_grad_ops()
-_register_broadcast_gradient_args()
 NotDifferentiable("BroadcastGradientArgs")
 
 

@@ -10,10 +10,9 @@ one gradient (or None) per input. `NotDifferentiable("Shape")` marks ops that ha
 
 from __future__ import annotations
 
-import sys
+from tensorweave.registry import Registry, caller_site
 
-_GRADIENTS: dict[str, object] = {}
-_SITES: dict[str, str] = {}
+_GRADIENTS: Registry[str, object] = Registry("Gradient")
 
 
 class RegisterGradient:
@@ -25,12 +24,12 @@ class RegisterGradient:
         self._op_type = op_type
 
     def __call__(self, fn):
-        if self._op_type in _GRADIENTS:
-            raise KeyError(f"Registering two gradient with name '{self._op_type}'! (Previous "
-                           f"registration was in {_SITES[self._op_type]})")
-        f = sys._getframe(1)
-        _GRADIENTS[self._op_type] = fn
-        _SITES[self._op_type] = f"{f.f_code.co_filename}:{f.f_lineno}"
+        """Raises: AlreadyRegisteredError (a KeyError, as TF's) naming the first site."""
+        op_type = self._op_type
+        msg = None if op_type not in _GRADIENTS else (
+            f"Registering two gradient with name '{op_type}'! (Previous registration was in "
+            f"{_GRADIENTS.site(op_type)})")
+        _GRADIENTS.register(op_type, fn, caller_site(2), msg)
         return fn
 
 
@@ -45,7 +44,7 @@ no_gradient = NotDifferentiable
 def get_gradient_function(op):
     """The gradient function for `op` (honouring gradient_override_map), or None if declared
     not differentiable. Raises LookupError naming the op type when none is registered."""
-    op_type = op.graph._gradient_overrides.get(op.type, op.type)
+    op_type = op.graph.gradient_override(op.type) or op.type
     try:
         op_type = op.get_attr("_gradient_op_type").decode()
     except ValueError:
@@ -62,9 +61,9 @@ def has_gradient(op_type: str) -> bool:
 
 def registered_gradients() -> dict[str, object]:
     """A copy of the table: op type -> gradient function (None: declared not differentiable)."""
-    return dict(_GRADIENTS)
+    return _GRADIENTS.as_dict()
 
 
 def registration_site(op_type: str) -> str | None:
     """Where `op_type`'s gradient was registered (`file:line`), or None."""
-    return _SITES.get(op_type)
+    return _GRADIENTS.site(op_type)

@@ -3,7 +3,8 @@
 Prints one line per tensor as TensorFlow's inspect_checkpoint does (`name (DT_FLOAT) [64,32]`)
 and a summary; `--tensor NAME` (repeatable) or `--all` print values. CKPT is a prefix, one of
 its files (`.index`, `.data-…`, `.meta`) or a directory with a `checkpoint` state file.
-Exit status 1 with a message on stderr when the checkpoint or a tensor cannot be read.
+A checkpoint that is not there and a tensor not in it are usage errors (exit status 2); one
+that cannot be read (a truncated or corrupt file) exits 1; either with one line on stderr.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.cli.main import command
+from tensorweave.cli.main import UsageError, command
 
 
 def _args(p: argparse.ArgumentParser) -> None:
@@ -39,17 +40,19 @@ def _summary(reader) -> str:
     return f"# {reader.prefix}: {len(shapes)} tensors, {total:,} bytes of fixed-size data"
 
 
-def _print_tensor(reader, name: str) -> bool:
-    if not reader.has_tensor(name):
-        names = list(reader.get_variable_to_shape_map())
-        near = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-        hint = f" (closest: {', '.join(near)})" if near else ""
-        print(f"error: tensor {name!r} is not in {reader.prefix}{hint}", file=sys.stderr)
-        return False
+def _check_names(reader, names) -> None:
+    known = reader.get_variable_to_shape_map()
+    for name in names:
+        if not reader.has_tensor(name):
+            near = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
+            hint = f"closest: {', '.join(near)}" if near else "list them without --tensor"
+            raise UsageError(f"tensor {name!r} is not in {reader.prefix}", hint)
+
+
+def _print_tensor(reader, name: str) -> None:
     value = reader.get_tensor(name)
     print(f"tensor_name:  {name}")
     print(value)
-    return True
 
 
 @command("inspect", "list a checkpoint's variables, shapes and dtypes, or print tensors")(_args)
@@ -58,20 +61,18 @@ def _inspect(args) -> int:
 
     try:
         reader = load_checkpoint(args.checkpoint)
-    except (errors.OpError, ValueError, OSError) as e:
-        print(f"error: cannot read checkpoint {args.checkpoint}: {getattr(e, 'message', e)}",
-              file=sys.stderr)
-        return 1
+    except errors.NotFoundError:
+        raise UsageError(f"no checkpoint at {args.checkpoint}", "give a prefix, one of its "
+                         "files, or a directory with a `checkpoint` file") from None
+    except (errors.OpError, ValueError) as e:
+        raise errors.DataLossError(None, None, f"cannot read checkpoint {args.checkpoint}: "
+                                   f"{getattr(e, 'message', e)}") from None
     names = sorted(reader.get_variable_to_shape_map()) if args.all else args.tensor
-    ok = True
+    _check_names(reader, names)
     with np.printoptions(threshold=sys.maxsize if args.full else 1000):
-        try:
-            if not names:
-                sys.stdout.write(reader.debug_string().decode())
-                print(_summary(reader))
-            for name in names:
-                ok = _print_tensor(reader, name) and ok
-        except errors.OpError as e:
-            print(f"error: {getattr(e, 'message', e)}", file=sys.stderr)
-            return 1
-    return 0 if ok else 1
+        if not names:
+            sys.stdout.write(reader.debug_string().decode())
+            print(_summary(reader))
+        for name in names:
+            _print_tensor(reader, name)
+    return 0

@@ -10,24 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave import dtypes
+from tensorweave.framework.fetch_conversions import (  # noqa: F401  (re-exported)
+    CONVERSIONS,
+    feed_pairs,
+    register_session_run_conversion_functions,
+)
 from tensorweave.framework.operation import Operation, Tensor
-
-_CONVERSIONS: list[tuple[type, object, object]] = []
-
-
-def register_session_run_conversion_functions(tensor_type, fetch_function,
-                                              feed_function=None,
-                                              feed_function_for_partial_run=None) -> None:
-    """`fetch_function(obj) -> (list of tensors, rebuild(values) -> value)`;
-    `feed_function(obj, value) -> list of (tensor, value)` pairs."""
-    _CONVERSIONS.append((tensor_type, fetch_function, feed_function))
-
-
-def feed_pairs(key, value) -> list:
-    for t, _, feed_fn in _CONVERSIONS:
-        if feed_fn is not None and isinstance(key, t):
-            return list(feed_fn(key, value))
-    return [(key, value)]
 
 
 class FetchMapper:
@@ -41,13 +29,12 @@ class FetchMapper:
         self.build = self._mapper(fetches)
         self.single = (len(self.fetch_names) == 1 and not self.targets
                        and not isinstance(fetches, (list, tuple, dict))
-                       and not any(isinstance(fetches, t) for t, _, _ in _CONVERSIONS))
+                       and not any(isinstance(fetches, t) for t, _, _ in CONVERSIONS))
 
     def _mapper(self, f):
         if f is None:
-            raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}, must be a string "
-                            "or Tensor. (Can not convert a NoneType into a Tensor or Operation.)")
-        for t, fetch_fn, _ in _CONVERSIONS:
+            raise TypeError('Argument `fetch` = None has invalid type "NoneType". Cannot be None')
+        for t, fetch_fn, _ in CONVERSIONS:
             if isinstance(f, t):
                 parts, rebuild = fetch_fn(f)
                 subs = [self._mapper(p) for p in parts]
@@ -68,9 +55,13 @@ class FetchMapper:
     def _leaf(self, f):
         try:
             el = self.graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
-        except (TypeError, ValueError, KeyError) as e:
-            raise type(e)(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") \
-                from None
+        except TypeError as e:
+            raise TypeError(f"Argument `fetch` = {f} has invalid type "
+                            f"\"{type(f).__name__}\" must be a string or Tensor. ({e})") from None
+        except (ValueError, KeyError) as e:
+            # NOTE: TF turns the graph's KeyError for an unknown name into a ValueError
+            raise ValueError(f"Argument `fetch` = {f} cannot be interpreted as a Tensor. "
+                             f"({e})") from None
         if isinstance(el, Operation):
             if el.name not in self.targets:
                 self.targets.append(el.name)

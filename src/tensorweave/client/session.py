@@ -17,8 +17,10 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.client import fetch as fetch_lib
+from tensorweave.framework.default_session import DEFAULT_SESSIONS
 from tensorweave.framework.graph import get_default_graph
 from tensorweave.framework.operation import Tensor
+from tensorweave.master.options import SessionOptions
 from tensorweave.monitoring.step_hooks import LISTENERS
 
 
@@ -38,7 +40,8 @@ class BaseSession:
         self._config = config
         self._master = _master_for(self._target, config)
         self._synced = self._graph.version
-        self._handle = self._master.create_session(self._graph._as_ir(0), _config_dict(config))
+        self._handle = self._master.create_session(self._graph._as_ir(0),
+                                                   SessionOptions.from_config(config))
         self._cache: dict = {}
         self._closed = False
         self._lock = threading.Lock()
@@ -175,13 +178,7 @@ class BaseSession:
                 op = None
         if op is None:
             return e
-        marker = f"(op {op.type})]]"
-        where = f"(op {op.type}, defined at {op.site})]]"
-        msg = e.message.replace(marker, where, 1) if marker in e.message else \
-            f"{e.message}\n\t [[node {op.name} {where}"
-        out = type(e)(node, op, msg)
-        out.__cause__ = e.__cause__
-        return out
+        return e.replace(op=op, site=op.site)
 
     # -- devices and lifetime ---------------------------------------------------------------
     def list_devices(self) -> list:
@@ -199,7 +196,7 @@ class BaseSession:
             pass
 
     def as_default(self):
-        return _default_session_stack.controller(self)
+        return DEFAULT_SESSIONS.controller(self)
 
     def __enter__(self):
         self._default_ctx = self.as_default()
@@ -282,38 +279,10 @@ def _master_for(target: str, config):
             _local_master = LocalMaster()
         return _local_master
     if target.startswith("grpc://"):
-        try:
-            from tensorweave.distributed.grpc_master import connect
-        except ImportError:
-            raise errors.UnimplementedError(
-                None, None, f"Remote sessions ({target}) need the distributed runtime, which "
-                            "is not installed in this build") from None
+        from tensorweave.distributed.grpc_master import connect
+
         return connect(target, config)
     raise errors.InvalidArgumentError(None, None, f"Unknown session target '{target}'")
-
-
-def _config_dict(config) -> dict:
-    """Plain data from a ConfigProto (or a dict)."""
-    if config is None:
-        return {}
-    if isinstance(config, dict):
-        return dict(config)
-    out = {
-        "device_count": dict(config.device_count),
-        "inter_op_parallelism_threads": config.inter_op_parallelism_threads,
-        "intra_op_parallelism_threads": config.intra_op_parallelism_threads,
-        "allow_soft_placement": config.allow_soft_placement,
-        "log_device_placement": config.log_device_placement,
-        "operation_timeout_in_ms": config.operation_timeout_in_ms,
-        "device_filters": list(config.device_filters),
-    }
-    from tensorweave.master.passes import disabled_from_config
-
-    disabled, only = disabled_from_config(config)
-    out["disabled_passes"] = sorted(disabled)
-    if only:
-        out["passes"] = only
-    return out
 
 
 def _options_dict(options) -> dict | None:
@@ -331,39 +300,3 @@ def _fill_run_metadata(run_metadata, meta: dict) -> None:
     fill_run_metadata(run_metadata, meta)
 
 
-# -- default session -------------------------------------------------------------------------
-class _DefaultSessionStack(threading.local):
-    def __init__(self):
-        self.stack: list = []
-
-    def get(self):
-        return self.stack[-1] if self.stack else None
-
-    @contextlib.contextmanager
-    def controller(self, sess):
-        self.stack.append(sess)
-        try:
-            with sess.graph.as_default():
-                yield sess
-        finally:
-            if sess in self.stack:
-                self.stack.remove(sess)
-
-
-_default_session_stack = _DefaultSessionStack()
-
-
-def get_default_session():
-    return _default_session_stack.get()
-
-
-def _session_for(graph, session):
-    sess = session or get_default_session()
-    if sess is None:
-        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
-                         "registered. Use `with sess.as_default()` or pass an explicit session "
-                         "to `eval(session=sess)`")
-    if sess.graph is not graph:
-        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph "
-                         "is different from the session's graph.")
-    return sess

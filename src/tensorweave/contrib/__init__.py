@@ -1,6 +1,6 @@
 """`tf.contrib`: the TF1 contrib pieces TF1 scripts commonly use (`tf.contrib.layers`,
-`tf.contrib.rnn`)."""
+`tf.contrib.rnn`, the global-step helpers of `tf.contrib.framework`)."""
 
-from tensorweave.contrib import layers, rnn
+from tensorweave.contrib import framework, layers, rnn
 
-__all__ = ["layers", "rnn"]
+__all__ = ["framework", "layers", "rnn"]

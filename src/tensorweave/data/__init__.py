@@ -13,6 +13,10 @@ _NAMES = {
     "FixedLengthRecordDataset": "tensorweave.data.transforms.readers",
     "make_one_shot_iterator": "tensorweave.data.iterator",
     "make_initializable_iterator": "tensorweave.data.iterator",
+    "Options": "tensorweave.data.transforms.experimental",
+    "get_output_types": "tensorweave.data.transforms.experimental",
+    "get_output_shapes": "tensorweave.data.transforms.experimental",
+    "get_output_classes": "tensorweave.data.transforms.experimental",
 }
 
 

@@ -306,6 +306,18 @@ class Dataset:
         return Dataset(v, structure)
 
     # -- iterators --------------------------------------------------------------------------
+    def with_options(self, options) -> Dataset:
+        """This dataset with `options` (a `tf.data.Options`) attached."""
+        from tensorweave.data.transforms.experimental import with_options
+
+        return with_options(self, options)
+
+    def options(self):
+        """The `tf.data.Options` attached to this dataset (empty ones when none were)."""
+        from tensorweave.data.transforms.experimental import Options
+
+        return getattr(self, "_options", None) or Options()
+
     def make_one_shot_iterator(self):
         from tensorweave.data.iterator import make_one_shot_iterator
 

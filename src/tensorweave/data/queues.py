@@ -25,14 +25,14 @@ class QueueBase:
     """What every queue offers: enqueue/dequeue/close/size ops on one `queue_ref`."""
 
     def __init__(self, dtypes, shapes, names, queue_ref):
+        """`shapes`: None or what `shape_list` returned. Raises ValueError when there is not
+        one shape, or one name, per dtype."""
         self._dtypes = [_dtypes.as_dtype(d) for d in _as_list(dtypes)]
-        if shapes is not None:
-            shapes = [as_shape(s) for s in _as_list(shapes)]
-            if len(shapes) != len(self._dtypes):
-                raise ValueError("Queue shapes must have the same length as dtypes")
-        else:
-            shapes = [TensorShape(None)] * len(self._dtypes)
-        self._shapes = shapes
+        if shapes is not None and len(shapes) != len(self._dtypes):
+            raise ValueError(f"Queue shapes must have the same length as dtypes, received "
+                             f"len(shapes)={len(shapes)}, len(dtypes)={len(self._dtypes)}")
+        self._shapes = shapes if shapes is not None else \
+            [TensorShape(None)] * len(self._dtypes)
         if names is not None:
             names = _as_list(names)
             if len(names) != len(self._dtypes):
@@ -156,8 +156,41 @@ def _static_int(n):
     return None if v is None else int(v)
 
 
-def _shape_attr(shapes) -> list:
-    return [] if shapes is None else [as_shape(s) for s in _as_list(shapes)]
+def shape_list(shapes, partial: bool = False) -> list[TensorShape] | None:
+    """TF's reading of a queue's `shapes` (`data_flow_ops._as_shape_list`): None; one
+    TensorShape; a flat list of ints (or None) is ONE shape (`[28, 28]`, and `[]` a scalar);
+    else a list of shapes, one per component. Shapes must be fully defined unless `partial`
+    (PaddingFIFOQueue, which then needs a list of shapes).
+
+    Raises:
+      TypeError: `shapes` is not a TensorShape, list or tuple.
+      ValueError: a partial shape where not allowed.
+    """
+    if partial and (not isinstance(shapes, (list, tuple)) or not shapes or
+                    any(d is None or isinstance(d, int) for d in shapes)):
+        raise ValueError("When providing partial shapes, a list of shapes must be provided.")
+    if shapes is None:
+        return None
+    if isinstance(shapes, TensorShape):
+        shapes = [shapes]
+    if not isinstance(shapes, (list, tuple)):
+        raise TypeError("shapes must be a TensorShape or a list or tuple of TensorShapes.")
+    if all(d is None or isinstance(d, int) for d in shapes):
+        shapes = [shapes]
+    shapes = [as_shape(s) for s in shapes]
+    if not partial and any(not s.is_fully_defined() for s in shapes):
+        raise ValueError(f"All shapes must be fully defined: {shapes}")
+    if any(s.dims is None for s in shapes):
+        raise ValueError(f"All shapes must have a defined rank: {shapes}")
+    return shapes
+
+
+def _one_per_dtype(shapes, dtypes) -> None:
+    """Checks what QueueBase checks, before the queue op is added to the graph."""
+    n = len(_as_list(dtypes))
+    if shapes is not None and len(shapes) != n:
+        raise ValueError(f"Queue shapes must have the same length as dtypes, received "
+                         f"len(shapes)={len(shapes)}, len(dtypes)={n}")
 
 
 class FIFOQueue(QueueBase):
@@ -165,8 +198,10 @@ class FIFOQueue(QueueBase):
 
     def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None,
                  name="fifo_queue"):
+        shapes = shape_list(shapes)
+        _one_per_dtype(shapes, dtypes)
         ref = apply_op("FIFOQueueV2", component_types=_as_list(dtypes),
-                       shapes=_shape_attr(shapes), capacity=capacity,
+                       shapes=shapes or [], capacity=capacity,
                        shared_name=shared_name or "", name=name)
         super().__init__(dtypes, shapes, names, ref)
 
@@ -177,7 +212,7 @@ class PaddingFIFOQueue(QueueBase):
     def __init__(self, capacity, dtypes, shapes, names=None, shared_name=None,
                  name="padding_fifo_queue"):
         dtypes = _as_list(dtypes)
-        shapes = _shape_attr(shapes)
+        shapes = shape_list(shapes, partial=True)
         if len(shapes) != len(dtypes):
             raise ValueError(f"Shapes must be provided for all components, but received "
                              f"{len(dtypes)} dtypes and {len(shapes)} shapes.")
@@ -195,8 +230,10 @@ class RandomShuffleQueue(QueueBase):
         seed1, seed2 = get_seed(seed)
         if seed1 is None and seed2 is None:
             seed1, seed2 = 0, 0
+        shapes = shape_list(shapes)
+        _one_per_dtype(shapes, dtypes)
         ref = apply_op("RandomShuffleQueueV2", component_types=_as_list(dtypes),
-                       shapes=_shape_attr(shapes), capacity=capacity,
+                       shapes=shapes or [], capacity=capacity,
                        min_after_dequeue=min_after_dequeue, seed=seed1, seed2=seed2,
                        shared_name=shared_name or "", name=name)
         super().__init__(dtypes, shapes, names, ref)

@@ -10,7 +10,8 @@ from tensorweave.data.tfrecord import compression_type_string
 from tensorweave.ops import reader_ops  # noqa: F401 - registers the ops
 from tensorweave.ops.apply import apply_op
 
-__all__ = ["ReaderBase", "TFRecordReader", "TextLineReader", "WholeFileReader"]
+__all__ = ["FixedLengthRecordReader", "ReaderBase", "TFRecordReader", "TextLineReader",
+           "WholeFileReader"]
 
 
 def _queue_ref(queue):
@@ -79,3 +80,17 @@ class WholeFileReader(ReaderBase):
 
     def __init__(self, name=None):
         super().__init__(apply_op("WholeFileReaderV2", name=name or "WholeFileReaderV2"))
+
+
+class FixedLengthRecordReader(ReaderBase):
+    """Reads records of `record_bytes` after `header_bytes` and before `footer_bytes`, each
+    `hop_bytes` after the previous one (0: back to back); `encoding` "ZLIB" or "GZIP" for
+    compressed files. Keys are "file:record_index"."""
+
+    def __init__(self, record_bytes, header_bytes=None, footer_bytes=None, hop_bytes=None,
+                 name=None, encoding=None):
+        ref = apply_op("FixedLengthRecordReaderV2", record_bytes=record_bytes,
+                       header_bytes=header_bytes or 0, footer_bytes=footer_bytes or 0,
+                       hop_bytes=hop_bytes or 0, encoding=encoding or "",
+                       name=name or "FixedLengthRecordReaderV2")
+        super().__init__(ref)

@@ -40,7 +40,9 @@ import weakref
 from collections.abc import Callable
 
 from tensorweave import errors
+from tensorweave.distributed import address as hostport
 from tensorweave.distributed import bulk_wire as wire
+from tensorweave.distributed import keepalive
 from tensorweave.runtime.rendezvous import parse_key
 from tensorweave.runtime.step import Cancellation
 
@@ -221,6 +223,7 @@ class BulkServer:
     def _serve(self, conn: socket.socket) -> None:
         try:
             wire.tune(conn, STALL_TIMEOUT_S)
+            keepalive.tune_socket(conn)
             deadline = time.monotonic() + self.hello_deadline_s
             if self._greet(conn, deadline):
                 first: float | None = deadline
@@ -421,7 +424,7 @@ class BulkClient:
 
     def __init__(self, host: str, port: int, token: bytes | None = None):
         self.host, self.port = host, int(port)
-        self.address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        self.address = hostport.join(host, port)
         self._token = token
         self._idle: list[tuple[socket.socket, float]] = []
         self._lock = threading.Lock()
@@ -486,14 +489,23 @@ class BulkClient:
             for part in request:
                 sock.sendall(part)
             return wire.read_reply(sock, STALL_TIMEOUT_S)
-        except TimeoutError:
+        except TimeoutError as e:
+            if keepalive.is_silent_peer(e):
+                raise self._silent() from None
             raise errors.DeadlineExceededError(
                 None, None, f"Timed out waiting for {what} from the bulk transport at "
                             f"{self.address}") from None
         except BrokenPipeError:
             raise wire.Closed(0) from None
         except OSError as e:
+            if keepalive.is_silent_peer(e):
+                raise self._silent() from None
             raise self._unavailable(str(e)) from None
+
+    def _silent(self) -> errors.UnavailableError:
+        return self._unavailable(
+            f"the peer stayed silent for over {keepalive.peer_timeout_s():g} s (TCP keepalive; "
+            f"{keepalive.ENV} sets it): its host or network is down")
 
     def _unavailable(self, why: str) -> errors.UnavailableError:
         return errors.UnavailableError(
@@ -523,6 +535,7 @@ class BulkClient:
             raise errors.InvalidArgumentError(None, None, "The RPC token is over 64 KB")
         try:
             wire.tune(sock, STALL_TIMEOUT_S)
+            keepalive.tune_socket(sock)
             sock.sendall(wire.HELLO.pack(wire.MAGIC, len(token)) + token)
             sock.settimeout(max(0.001, min(CONNECT_TIMEOUT_S, deadline - time.monotonic())))
             _, _, err = wire.read_reply(sock, STALL_TIMEOUT_S)

@@ -107,7 +107,7 @@ def encode_error(err: BaseException) -> bytes:
     """An error reply: the errors.* code and message (and failing node) of `err`; other
     exceptions get the codes gRPC servicers here give them (rpc.status_of)."""
     if isinstance(err, errors.OpError):
-        code, message = err.error_code, err.message
+        code, message = err.error_code, err.render(with_node=False)
     elif isinstance(err, (ValueError, TypeError)):
         code, message = errors.INVALID_ARGUMENT, f"{type(err).__name__}: {err}"
     elif isinstance(err, MemoryError):

@@ -27,30 +27,33 @@ from tensorweave.distributed.rpc import (
     run_deadline,
 )
 from tensorweave.master.master import MasterInterface
+from tensorweave.master.options import SessionOptions
 from tensorweave.proto import config_pb2, convert, device_attributes_pb2, tensor_pb2
 from tensorweave.proto import master_service_pb2 as pb
 from tensorweave.proto import master_service_pb2_grpc as pb_grpc
 
 
 # -- plain data <-> protos -------------------------------------------------------------------
-def config_to_proto(config: dict) -> pb.SessionConfig:
+def config_to_proto(config) -> pb.SessionConfig:
+    """The wire form of a session's options (SessionOptions, ConfigProto or dict)."""
+    o = SessionOptions.from_config(config)
     out = pb.SessionConfig(
-        intra_op_parallelism_threads=int(config.get("intra_op_parallelism_threads") or 0),
-        inter_op_parallelism_threads=int(config.get("inter_op_parallelism_threads") or 0),
-        allow_soft_placement=bool(config.get("allow_soft_placement")),
-        log_device_placement=bool(config.get("log_device_placement")),
-        operation_timeout_in_ms=int(config.get("operation_timeout_in_ms") or 0),
-        disabled_passes=list(config.get("disabled_passes") or []),
-        passes=list(config.get("passes") or []),
-        device_filters=list(config.get("device_filters") or []),
+        intra_op_parallelism_threads=o.intra_op_threads,
+        inter_op_parallelism_threads=o.inter_op_threads,
+        allow_soft_placement=o.soft_placement,
+        log_device_placement=o.log_placement,
+        operation_timeout_in_ms=o.timeout_ms,
+        disabled_passes=sorted(o.disabled_passes),
+        passes=list(o.passes or ()),
+        device_filters=list(o.device_filters),
     )
-    for k, v in (config.get("device_count") or {}).items():
-        out.device_count[k] = int(v)
+    out.device_count["CPU"] = o.cpus
     return out
 
 
-def config_from_proto(proto: pb.SessionConfig) -> dict:
-    out = {
+def config_from_proto(proto: pb.SessionConfig) -> SessionOptions:
+    """Raises: InvalidArgumentError for a CPU count out of range."""
+    return SessionOptions.from_config({
         "device_count": dict(proto.device_count),
         "intra_op_parallelism_threads": proto.intra_op_parallelism_threads,
         "inter_op_parallelism_threads": proto.inter_op_parallelism_threads,
@@ -58,11 +61,9 @@ def config_from_proto(proto: pb.SessionConfig) -> dict:
         "log_device_placement": proto.log_device_placement,
         "operation_timeout_in_ms": proto.operation_timeout_in_ms,
         "disabled_passes": list(proto.disabled_passes),
+        "passes": list(proto.passes),
         "device_filters": list(proto.device_filters),
-    }
-    if proto.passes:
-        out["passes"] = list(proto.passes)
-    return out
+    })
 
 
 def shapes_to_proto(shapes: dict, into) -> None:
@@ -181,11 +182,7 @@ BULK_RETRY_S = 1.0  # a bulk port that refused a step is not tried again for thi
 
 
 def _connect_deadline(config) -> float:
-    ms = 0
-    if isinstance(config, dict):
-        ms = config.get("operation_timeout_in_ms") or 0
-    elif config is not None:
-        ms = getattr(config, "operation_timeout_in_ms", 0) or 0
+    ms = SessionOptions.from_config(config).timeout_ms
     return ms / 1000.0 if ms > 0 else CONNECT_DEADLINE_S
 
 
@@ -222,9 +219,9 @@ class GrpcMaster(MasterInterface):
                                       config=config_to_proto(config), target=self.target)
         shapes_to_proto(graph_def.shapes, req.output_shapes)
         handle = self._call("CreateSession", req, self.connect_deadline_s).session_handle
-        ms = int(config.get("operation_timeout_in_ms") or 0)
-        if ms > 0:
-            self._run_timeouts[handle] = ms / 1000.0
+        timeout_s = SessionOptions.from_config(config).timeout_s
+        if timeout_s:
+            self._run_timeouts[handle] = timeout_s
         return handle
 
     def extend_session(self, handle, graph_def) -> None:

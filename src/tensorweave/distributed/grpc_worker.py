@@ -15,6 +15,7 @@ import grpc
 import numpy as np
 
 from tensorweave import errors, ir
+from tensorweave.distributed import address as hostport
 from tensorweave.distributed import bulk, transfer
 from tensorweave.distributed.grpc_master import (
     device_from_proto,
@@ -171,7 +172,10 @@ class GrpcWorker(WorkerInterface):
 
 def _host_of(address: str) -> str:
     """`host` of `host:port` (IPv6 brackets removed)."""
-    return address.rpartition(":")[0].strip("[]") or "127.0.0.1"
+    try:
+        return hostport.split(address)[0] or "127.0.0.1"
+    except ValueError:
+        return "127.0.0.1"
 
 
 # -- the per-step worker calls on the bulk port ------------------------------------------------

@@ -102,12 +102,14 @@ class LocalCluster:
                 time.sleep(0.2)
 
     def stop(self) -> None:
-        """Stops every task (SIGTERM, SIGKILL after STOP_GRACE_S) and reaps it."""
+        """Stops every task (SIGTERM to all at once, SIGKILL to those still running
+        STOP_GRACE_S later: the whole stop is bounded) and reaps it."""
         for proc in self.procs.values():
             if proc.poll() is None:
-                proc.terminate()  # NOTE: all at once; each then gets its grace in turn
+                proc.terminate()
+        deadline = time.monotonic() + STOP_GRACE_S
         for proc in self.procs.values():
-            stop_process(proc)
+            stop_process(proc, max(0.0, deadline - time.monotonic()))
 
     def __enter__(self) -> LocalCluster:
         return self

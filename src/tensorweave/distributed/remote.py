@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
 from tensorweave import errors
 from tensorweave.distributed.cluster import ClusterSpec
 from tensorweave.runtime.device import DeviceSpec
-from tensorweave.runtime.rendezvous import Rendezvous
+from tensorweave.runtime.rendezvous import Rendezvous, StepTable
 
-_MAX_STEPS = 4096       # steps in flight on one task (far more than any cluster runs)
-_CLEANED_MEMORY = 4096  # step ids remembered after cleanup, so late receivers fail at once
 _FETCH_THREADS = 32
 
 
@@ -197,54 +194,6 @@ class RemoteRendezvous(Rendezvous):
         self.send(key, value, dead)
 
 
-class StepTable:
-    """One rendezvous per step id on a task, created on first use by a run or a receiver.
-
-    A step cleaned up stays remembered (the last `_CLEANED_MEMORY`), so a receive that comes
-    late gets the step's abort at once instead of waiting on a fresh, empty rendezvous. At
-    most `max_steps` steps are kept: beyond that the oldest is aborted and dropped.
-    """
-
-    def __init__(self, factory=None, max_steps: int = _MAX_STEPS):
-        self._factory = factory or (lambda step_id: Rendezvous())
-        self._steps: OrderedDict[int, Rendezvous] = OrderedDict()
-        self._max = max_steps
-        self._cleaned: OrderedDict[int, None] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def find(self, step_id: int) -> Rendezvous:
-        with self._lock:
-            r = self._steps.get(step_id)
-            if r is None:
-                r = self._steps[step_id] = self._factory(step_id)
-                if step_id in self._cleaned:
-                    r.abort(_cleaned_error(step_id))
-                while len(self._steps) > self._max:  # NOTE: bounded whatever callers send
-                    _, old = self._steps.popitem(last=False)
-                    old.abort(errors.AbortedError(None, None, "Step evicted: too many steps "
-                                                              "in flight on this task"))
-            return r
-
-    def cleanup(self, step_id: int) -> None:
-        with self._lock:
-            r = self._steps.pop(step_id, None)
-            self._cleaned[step_id] = None
-            while len(self._cleaned) > _CLEANED_MEMORY:
-                self._cleaned.popitem(last=False)
-        if r is not None:
-            r.abort(_cleaned_error(step_id))
-
-    def abort_all(self, error: errors.OpError) -> None:
-        """Aborts every step's rendezvous with `error` (waiting receivers wake with it)."""
-        with self._lock:
-            steps = list(self._steps.values())
-        for r in steps:
-            r.abort(error)
-
-    def __len__(self) -> int:
-        return len(self._steps)
-
-
 def make_step_table(cluster: ClusterSpec, job: str, task: int, local_worker) -> tuple:
     """(StepTable whose rendezvous pull from other tasks, ClusterWorkers using it)."""
     pool = ThreadPoolExecutor(max_workers=_FETCH_THREADS, thread_name_prefix="tw-recv")
@@ -255,6 +204,7 @@ def make_step_table(cluster: ClusterSpec, job: str, task: int, local_worker) -> 
         return RemoteRendezvous(step_id, workers.is_local, workers.worker_for, pool)
 
     steps = StepTable(factory)
+    local_worker.steps = steps  # NOTE: RecvTensor and CleanupGraph of the task read it too
     holder.append(ClusterWorkers(cluster, job, task, local_worker, steps, pool))
     return steps, holder[0]
 
@@ -289,14 +239,10 @@ def retry_unavailable(task: str, deadline_s: float, call):
 
 
 def naming_task(e: errors.OpError, task: str | None) -> errors.OpError:
-    """`e`, its message naming the remote task it came from when it does not yet."""
-    if task is None or task in e.message:
+    """`e`, naming the remote task it came from when it does not yet."""
+    if task is None or e.task is not None:
         return e
-    return type(e)(e.node_def, e.op, f"{e.message} (task {task})")
-
-
-def _cleaned_error(step_id: int) -> errors.OpError:
-    return errors.AbortedError(None, None, f"Step {step_id} was cleaned up (it ended or failed)")
+    return e.replace(task=task)
 
 
 def _matches(task: str, device_filters) -> bool:

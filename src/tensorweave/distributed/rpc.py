@@ -44,7 +44,10 @@ NODE_KEY, OP_KEY = "tw-node-name", "tw-node-op"
 def status_of(err: BaseException) -> tuple[grpc.StatusCode, str]:
     """The gRPC status code and details that carry `err` across the wire."""
     if isinstance(err, errors.OpError):
-        return _STATUS_BY_CODE.get(err.error_code, grpc.StatusCode.UNKNOWN), err.message
+        # NOTE: the node travels in trailing metadata (node_metadata) when it can; the
+        # receiver renders the message from the fields again, so it is not named twice.
+        text = err.render(with_node=not node_metadata(err))
+        return _STATUS_BY_CODE.get(err.error_code, grpc.StatusCode.UNKNOWN), text
     if isinstance(err, (ValueError, TypeError)):
         return grpc.StatusCode.INVALID_ARGUMENT, f"{type(err).__name__}: {err}"
     if isinstance(err, MemoryError):
@@ -117,14 +120,21 @@ def channel_for(address: str) -> grpc.Channel:
         return ch
 
 
+def channel_options() -> list:
+    """`CHANNEL_OPTIONS` with the keepalive that detects a silent server (keepalive.py)."""
+    from tensorweave.distributed import keepalive
+
+    return CHANNEL_OPTIONS + keepalive.channel_options()
+
+
 def _open_channel(address: str, config) -> grpc.Channel:
     from tensorweave.distributed import security
 
     creds = security.channel_credentials(config)
     if creds is None:
-        ch = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        ch = grpc.insecure_channel(address, options=channel_options())
     else:
-        ch = grpc.secure_channel(address, creds, options=CHANNEL_OPTIONS)
+        ch = grpc.secure_channel(address, creds, options=channel_options())
     return security.with_token(ch, config.token)
 
 
@@ -198,6 +208,7 @@ def _precheck(request, context, method: str, check) -> None:
             check(request)
         except Exception as e:  # noqa: BLE001 -- every failure must reach the client
             code, details = status_of(e)
+            context.set_trailing_metadata(node_metadata(e))
             context.abort(code, details)
 
 

@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 
 from tensorweave import errors
-from tensorweave.distributed import security
+from tensorweave.distributed import address as hostport
+from tensorweave.distributed import keepalive, security
 from tensorweave.distributed.bulk import BulkServer
 from tensorweave.distributed.cluster import ClusterSpec
 from tensorweave.distributed.grpc_master import add_master_service, master_calls
@@ -76,7 +77,8 @@ class Server:
         self._grpc = grpc.server(self._rpc_pool, maximum_concurrent_rpcs=RPC_THREADS,
                                  interceptors=[*security.server_interceptors(self.security),
                                                self._admission],
-                                 options=CHANNEL_OPTIONS + [("grpc.so_reuseport", 0)])
+                                 options=CHANNEL_OPTIONS + keepalive.server_options()
+                                 + [("grpc.so_reuseport", 0)])
         add_master_service(self._master, self._grpc)
         servicer = self._servicer = add_worker_service(self._worker, self._grpc, self._steps)
         self.port = _bind(self._grpc, host, port, credentials)
@@ -102,7 +104,7 @@ class Server:
     @property
     def target(self) -> str:
         """`grpc://host:port`: what `tf.Session(target)` takes."""
-        return f"grpc://{self.host}:{self.port}"
+        return f"grpc://{hostport.join(self.host, self.port)}"
 
     @property
     def server_def(self) -> dict:
@@ -176,18 +178,14 @@ def _task_of(cluster: ClusterSpec, job_name, task_index) -> tuple[str, int]:
 
 
 def _split(address: str) -> tuple[str, int]:
-    host, _, port = address.rpartition(":")
-    if host in ("", "localhost"):
-        host = DEFAULT_HOST
-    try:
-        return host, int(port)
-    except ValueError:
-        raise ValueError(f"Bad port in task address {address!r}") from None
+    """(bare host, port) of a task address; "localhost" binds 127.0.0.1. Raises ValueError."""
+    host, port = hostport.split(address)
+    return (DEFAULT_HOST if host in ("", "localhost") else host), port
 
 
 def _bind(server: grpc.Server, host: str, port: int, credentials=None) -> int:
     """Binds `host:port` (TLS with `credentials`, else plaintext); returns the bound port."""
-    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    address = hostport.join(host, port)
     try:
         bound = (server.add_insecure_port(address) if credentials is None
                  else server.add_secure_port(address, credentials))
@@ -202,24 +200,17 @@ def _bind(server: grpc.Server, host: str, port: int, credentials=None) -> int:
 
 def _make_master(cluster: ClusterSpec, job: str, task: int, config):
     """(LocalMaster over the cluster, this task's shared worker, the task's step table)."""
+    from tensorweave.distributed.cluster_steps import ClusterWorkerCache
     from tensorweave.distributed.remote import make_step_table
     from tensorweave.master.master import LocalMaster
+    from tensorweave.master.options import SessionOptions
     from tensorweave.runtime.device import local_device_names
     from tensorweave.runtime.worker import LocalWorker
 
-    cfg = config if isinstance(config, dict) or config is None else _config_dict(config)
-    cfg = cfg or {}
-    cpus = int((cfg.get("device_count") or {}).get("CPU", 1) or 1)
-    inter_op = int(cfg.get("inter_op_parallelism_threads") or 0)
-    worker = LocalWorker(local_device_names(job, task, cpus), inter_op)
+    opts = SessionOptions.from_config(config)
+    worker = LocalWorker(local_device_names(job, task, opts.cpus), opts.inter_op_threads)
     steps, workers = make_step_table(cluster, job, task, worker)
-    return LocalMaster(worker, cluster=workers), worker, steps
-
-
-def _config_dict(config) -> dict:
-    from tensorweave.client.session import _config_dict as convert
-
-    return convert(config)
+    return LocalMaster(ClusterWorkerCache(workers)), worker, steps
 
 
 __all__ = ["Server"]

@@ -1,7 +1,8 @@
 """A server process: `python -m tensorweave.distributed.server_main [--port 0] ...`.
 
 Prints `target grpc://host:port` on its first stdout line once serving (so a parent started
-with port 0 learns the port), then serves until SIGTERM/SIGINT, and exits 0 after a clean stop.
+with port 0 learns the port), then serves until SIGTERM/SIGINT, and exits 0 after a clean stop
+(in-flight calls get STOP_GRACE_S; more signals while it stops change nothing).
 `--token-file` and `--tls-*` override the TENSORWEAVE_RPC_TOKEN / TENSORWEAVE_TLS_* settings
 for the whole process: what the server accepts and how it calls other tasks.
 """
@@ -12,6 +13,9 @@ import argparse
 import os
 import signal
 import sys
+import threading
+
+STOP_GRACE_S = 0.5     # in-flight calls get this long once a signal asks the server to stop
 
 
 def add_args(p: argparse.ArgumentParser) -> None:
@@ -52,6 +56,29 @@ def configure_security(args) -> None:
 
 def serve(args) -> int:
     """Runs a server from parsed `add_args` arguments until a signal stops it."""
+    asked = stop_on_signals()
+    return serve_until(make_server(args), asked)
+
+
+def stop_on_signals() -> threading.Event:
+    """An event that SIGTERM and SIGINT set (call it in the main thread, before the server
+    starts, so a signal that comes while it starts still stops it)."""
+    # NOTE: the handlers only ask; the main thread stops the server once. A stop run inside a
+    # handler could be re-entered by the next signal (a terminal's Ctrl-C reaches every task
+    # of a cluster, then the launcher's SIGTERM follows) and hang there.
+    asked = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: asked.set())
+    signal.signal(signal.SIGINT, lambda *_: asked.set())
+    return asked
+
+
+def make_server(args):
+    """The started `Server` that `add_args` arguments describe.
+
+    Raises: ValueError / TypeError (a malformed --cluster, or --job/--task not in it),
+    UnavailableError (the address cannot be bound), OSError (an unreadable --token-file).
+    """
+    from tensorweave.distributed.address import join
     from tensorweave.distributed.server import Server
 
     configure_security(args)
@@ -59,18 +86,17 @@ def serve(args) -> int:
     limits = {"bulk_max_connections": getattr(args, "bulk_max_connections", None),
               "hello_deadline_s": getattr(args, "hello_deadline", None)}
     if args.cluster:
-        server = Server(args.cluster, args.job, args.task, config=config, **limits)
-    else:
-        server = Server({"localhost": [f"{args.host}:{args.port}"]}, "localhost", 0,
-                        config=config, **limits)
+        return Server(args.cluster, args.job, args.task, config=config, **limits)
+    return Server({"localhost": [join(args.host, args.port)]}, "localhost", 0, config=config,
+                  **limits)
 
-    def _stop(signum, frame):
-        server.stop(grace=0.5)
 
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
+def serve_until(server, asked: threading.Event) -> int:
+    """Prints the server's target, serves until `asked` is set, stops it; returns 0."""
     print(f"target {server.target}", flush=True)
-    server.join()
+    while not asked.wait(0.5):
+        pass
+    server.stop(grace=STOP_GRACE_S)
     if server.metrics()["rpc_in_flight"]:
         # NOTE: a call stuck where no cancellation reaches would keep the interpreter from
         # exiting (it joins its pools' threads): the server has stopped, so the process ends

@@ -90,12 +90,8 @@ class TracedFunction:
 def _placeholder(graph, dtype, shape, name):
     from tensorweave.ops.apply import apply_op
 
-    saved, graph._control_flow_context = graph._control_flow_context, None
-    try:
-        with graph.as_default():
-            return apply_op("Placeholder", dtype=dtype, shape=TensorShape(shape), name=name)
-    finally:
-        graph._control_flow_context = saved
+    with graph.in_control_flow_context(None), graph.as_default():
+        return apply_op("Placeholder", dtype=dtype, shape=TensorShape(shape), name=name)
 
 
 def trace(fn, input_signature, name: str | None = None, flatten=None) -> TracedFunction:
@@ -128,7 +124,7 @@ def trace(fn, input_signature, name: str | None = None, flatten=None) -> TracedF
     fdef = _function_def(g, args + cap_phs, outs)
     g.captures = {}   # no references from the function graph back to the outer graph
     return TracedFunction(fdef, caps, [t.dtype.base_dtype for t in outs],
-                          [t.shape for t in outs], result, dict(g._functions), g)
+                          [t.shape for t in outs], result, g.functions, g)
 
 
 def _check_nothing_leaked(outer, version: int, g: FuncGraph) -> None:
@@ -176,8 +172,8 @@ def ir_arg(name, t) -> ir.ArgDefIR:
 def add_to_graph(graph, traced: TracedFunction) -> ir.NameAttrList:
     """Adds the function to `graph`'s library; returns the `func` attr value naming it."""
     _keepalive.setdefault(graph, []).append(traced.graph)
-    graph._functions.update(traced.library)
-    graph._functions[traced.fdef.name] = traced.fdef
+    for fdef in list(traced.library.values()) + [traced.fdef]:
+        graph.add_function(fdef)
     _traced.update(traced.library)
     _traced[traced.fdef.name] = traced.fdef
     return ir.NameAttrList(traced.fdef.name)

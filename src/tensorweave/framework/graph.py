@@ -9,6 +9,15 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GraphSnapshot:
+    """A graph's state for `Graph.rollback`: how many ops it had, and the names in use."""
+
+    version: int
+    names_in_use: dict
 
 
 class GraphKeys:
@@ -70,7 +79,34 @@ class Graph:
         self._functions: dict = {}
         self._gradient_overrides: dict[str, str] = {}
         self._control_flow_context = None  # a CondContext/WhileContext while building one
+        self.resource_container = ""  # `container(name)`: stateful ops' default container
         self.scopes = ScopeState(self)
+
+    # -- control-flow context: the cond/while context new ops are built in ----------------------
+    @property
+    def control_flow_context(self):
+        """The CondContext/WhileContext ops are being built in (None: the root)."""
+        return self._control_flow_context
+
+    @control_flow_context.setter
+    def control_flow_context(self, ctx) -> None:
+        self._control_flow_context = ctx
+
+    @contextlib.contextmanager
+    def in_control_flow_context(self, ctx):
+        """Builds ops in `ctx` (None: outside any cond or loop) inside the `with` block."""
+        saved, self._control_flow_context = self._control_flow_context, ctx
+        try:
+            yield
+        finally:
+            self._control_flow_context = saved
+
+    # TF's names (used by TF code that reaches into graphs)
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx) -> None:
+        self._control_flow_context = ctx
 
     # -- default graph ----------------------------------------------------------------------
     def as_default(self):
@@ -94,16 +130,56 @@ class Graph:
     def _unsafe_unfinalize(self) -> None:
         self._finalized = False
 
-    def _check_not_finalized(self) -> None:
+    def check_not_finalized(self) -> None:
+        """Raises: RuntimeError when the graph is finalized."""
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
 
-    def _add_op(self, op) -> None:
-        self._check_not_finalized()
+    _check_not_finalized = check_not_finalized  # TF's name
+
+    def add_op(self, op) -> None:
+        """Adds a built Operation (ops/apply.py builds them).
+
+        Raises: RuntimeError (finalized), ValueError (the name is taken).
+        """
+        self.check_not_finalized()
         if op.name in self._ops_by_name:
             raise ValueError(f"Duplicate node name in graph: '{op.name}'")
         self._ops_by_name[op.name] = op
         self._ops.append(op)
+
+    def ops_since(self, version: int) -> list:
+        """The ops added after the graph had `version` ops, in creation order."""
+        return self._ops[version:]
+
+    def snapshot(self) -> GraphSnapshot:
+        """What `rollback` restores: the ops and the names in use now."""
+        return GraphSnapshot(self.version, dict(self._names_in_use))
+
+    def rollback(self, snapshot: GraphSnapshot) -> None:
+        """Removes every op added since `snapshot`, with its edges and the names it took."""
+        for op in self._ops[snapshot.version:]:
+            op._detach()
+            self._ops_by_name.pop(op.name, None)
+        del self._ops[snapshot.version:]
+        self._names_in_use.clear()
+        self._names_in_use.update(snapshot.names_in_use)
+
+    # -- functions and gradient overrides -----------------------------------------------------
+    def add_function(self, fdef, replace: bool = True) -> None:
+        """Adds a FunctionDef to the graph's library (keeping an existing one unless
+        `replace`)."""
+        if replace or fdef.name not in self._functions:
+            self._functions[fdef.name] = fdef
+
+    @property
+    def functions(self) -> dict:
+        """The graph's function library: name -> FunctionDef (a copy)."""
+        return dict(self._functions)
+
+    def gradient_override(self, op_type: str) -> str | None:
+        """The gradient op type `gradient_override_map` maps `op_type` to, or None."""
+        return self._gradient_overrides.get(op_type)
 
     def get_operations(self) -> list:
         return list(self._ops)
@@ -159,7 +235,9 @@ class Graph:
             if allow_operation:
                 return self.get_operation_by_name(obj)
             raise ValueError(f"Name '{obj}' appears to refer to an Operation, not a Tensor.")
-        raise TypeError(f"Can not convert a {type(obj).__name__} into a graph element.")
+        kinds = " or ".join(k for k, ok in (("Tensor", allow_tensor),
+                                             ("Operation", allow_operation)) if ok)
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a {kinds}.")
 
     # -- names ------------------------------------------------------------------------------
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
@@ -195,6 +273,16 @@ class Graph:
 
     def colocate_with(self, op, ignore_existing: bool = False):
         return self.scopes.colocate_with(op, ignore_existing)
+
+    @contextlib.contextmanager
+    def container(self, container_name: str):
+        """Stateful ops created inside with an empty `container` attr get `container_name`
+        (their state lives in that resource container, as TF's Graph.container)."""
+        saved, self.resource_container = self.resource_container, container_name
+        try:
+            yield container_name
+        finally:
+            self.resource_container = saved
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map: dict[str, str]):

@@ -34,16 +34,15 @@ from typing import Any
 import numpy as np
 
 from tensorweave import dtypes, ir
+from tensorweave.framework import device_spec as device_lib
 from tensorweave.framework.graph import get_default_graph
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.printing import format_node
 from tensorweave.framework.scopes import name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.apply import add_op
-from tensorweave.ops.registry import OPS, AttrSpec, OpDef
+from tensorweave.ops.registry import OPS, AttrSpec, OpDef, arg_dtypes, full_attrs
 from tensorweave.proto import convert, graph_pb2
-from tensorweave.runtime import device as device_lib
-from tensorweave.runtime.plan import arg_dtypes, full_attrs
 from tensorweave.shapes import TensorShape, as_shape
 
 _NEXT_ITERATION = frozenset(["NextIteration", "RefNextIteration"])
@@ -146,7 +145,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     _check_returns(returns, by_name, keys)
     _check_unused_keys(keys, used, by_name)
     graph = get_default_graph()
-    graph._check_not_finalized()
+    graph.check_not_finalized()
     prefix, mapped = _open_scope(graph, name, keys)
     names = _final_names(graph, nodes, prefix)
     _check_types(nodes, by_name, mapped, names)
@@ -604,7 +603,7 @@ def _create_ops(graph, nodes: list[_Node], order: list[int], names: dict[str, st
     """Adds the ops in `order`; wires late inputs; on any error removes what it added."""
     created: dict[str, Operation] = {}
     late: list[tuple[Operation, int | None, str, int]] = []
-    snapshot = (graph.version, dict(graph._names_in_use))
+    snapshot = graph.snapshot()
     try:
         with graph.name_scope(""):
             for i in order:
@@ -612,11 +611,11 @@ def _create_ops(graph, nodes: list[_Node], order: list[int], names: dict[str, st
                                                      mapped, late)
         for op, k, src, index in late:
             if k is None:
-                op._add_control_input(created[src])
+                op.add_control_input(created[src])
             else:
-                op._update_input(k, created[src].outputs[index])
+                op.replace_input(k, created[src].outputs[index])
     except BaseException:
-        _rollback(graph, snapshot)
+        graph.rollback(snapshot)
         raise
     return created
 
@@ -697,24 +696,10 @@ def _colocate(graph, created: dict[str, Operation]) -> None:
                 break
 
 
-def _rollback(graph, snapshot: tuple[int, dict]) -> None:
-    """Removes the ops added since `snapshot` and the names they reserved."""
-    version, names_in_use = snapshot
-    for op in graph._ops[version:]:
-        for t in op._inputs:
-            t._consumers[:] = [c for c in t._consumers if c is not op]
-        for c in op._control_inputs:
-            c._control_outputs[:] = [o for o in c._control_outputs if o is not op]
-        graph._ops_by_name.pop(op.name, None)
-    del graph._ops[version:]
-    graph._names_in_use.clear()
-    graph._names_in_use.update(names_in_use)
-
-
 def _add_functions(graph, library: list[ir.FunctionDef]) -> None:
     """Adds the GraphDef's library functions the graph does not have yet."""
     for fn in library:
-        graph._functions.setdefault(fn.name, fn)
+        graph.add_function(fn, replace=False)
 
 
 def _gather(returns: tuple[str, ...], created: dict[str, Operation], mapped: _InputMap) -> list:

@@ -191,7 +191,7 @@ def _feed(key: IndexedSlices, value) -> list:
 
 
 def _register() -> None:
-    from tensorweave.client.fetch import register_session_run_conversion_functions
+    from tensorweave.framework.fetch_conversions import register_session_run_conversion_functions
 
     register_tensor_conversion_function(IndexedSlices, densify)
     register_session_run_conversion_functions(IndexedSlices, _fetch, _feed)

@@ -84,9 +84,9 @@ class Tensor:
 
     def eval(self, feed_dict=None, session=None):
         """Runs the default (or given) session to compute this tensor."""
-        from tensorweave.client.session import _session_for
+        from tensorweave.framework.default_session import session_for
 
-        return _session_for(self.graph, session).run(self, feed_dict)
+        return session_for(self.graph, session).run(self, feed_dict)
 
     def _as_node_input(self) -> str:
         return ir.tensor_name(self._op.name, self._value_index)
@@ -146,7 +146,7 @@ class Operation:
         self._node_def: ir.NodeDef | None = None
         self._outputs = [Tensor(self, i, dt) for i, dt in enumerate(output_dtypes)]
         self._control_outputs: list[Operation] = []
-        self._control_flow_context = graph._control_flow_context
+        self._control_flow_context = graph.control_flow_context
         for t in self._inputs:
             t._consumers.append(self)
 
@@ -212,7 +212,7 @@ class Operation:
         self._node_def = None
 
     def _set_device(self, device) -> None:
-        from tensorweave.runtime.device import canonical
+        from tensorweave.framework.device_spec import canonical
 
         self._device = canonical(device) if isinstance(device, str) else device.to_string()
         self._node_def = None
@@ -230,6 +230,15 @@ class Operation:
                 op._control_outputs.remove(self)
             self._node_def = None
 
+    @property
+    def control_flow_context(self):
+        """The cond/while context this op was built in (None: the root)."""
+        return self._control_flow_context
+
+    @control_flow_context.setter
+    def control_flow_context(self, ctx) -> None:
+        self._control_flow_context = ctx
+
     def _get_control_flow_context(self):
         return self._control_flow_context
 
@@ -239,6 +248,36 @@ class Operation:
     def _add_control_inputs(self, ops) -> None:
         for op in ops:
             self._add_control_input(op)
+
+    def replace_input(self, index: int, tensor: Tensor) -> None:
+        """Makes data input `index` read `tensor` (a loop's back edge, an import's late edge).
+
+        Raises: TypeError when the dtypes differ.
+        """
+        old = self._inputs[index]
+        if old.dtype != tensor.dtype:
+            raise TypeError(f"Input {index} of node {self.name} was passed {tensor.dtype.name} "
+                            f"from {tensor.name} incompatible with expected "
+                            f"{old.dtype.name}.")
+        self._update_input(index, tensor)
+
+    def add_control_input(self, op: Operation) -> None:
+        self._add_control_input(op)
+
+    def add_control_inputs(self, ops) -> None:
+        self._add_control_inputs(ops)
+
+    def remove_control_inputs(self, ops) -> None:
+        """Drops the control inputs of this op that are in `ops`."""
+        for op in list(ops):
+            self._remove_control_input(op)
+
+    def _detach(self) -> None:
+        """Removes this op from its inputs' consumers and its control inputs' outputs."""
+        for t in self._inputs:
+            t._consumers[:] = [c for c in t._consumers if c is not self]
+        for c in self._control_inputs:
+            c._control_outputs[:] = [o for o in c._control_outputs if o is not self]
 
     def _update_input(self, index: int, tensor: Tensor) -> None:
         """Makes data input `index` read `tensor` (e.g. a NextIteration → Merge back edge that
@@ -268,9 +307,9 @@ class Operation:
 
     def run(self, feed_dict=None, session=None) -> None:
         """Runs this op in the default (or given) session."""
-        from tensorweave.client.session import _session_for
+        from tensorweave.framework.default_session import session_for
 
-        _session_for(self._graph, session).run(self, feed_dict)
+        session_for(self._graph, session).run(self, feed_dict)
 
     def __repr__(self) -> str:
         return f"<tf.Operation '{self._name}' type={self._type}>"

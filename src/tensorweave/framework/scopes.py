@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from tensorweave.runtime import device as device_lib
+from tensorweave.framework import device_spec as device_lib
 
 
 class _Controller:
@@ -55,12 +55,11 @@ class ScopeState:
         if control_inputs is None:
             # NOTE: as TF, this also leaves any cond/while context (ops built here are outside)
             saved, self._controllers = self._controllers, []
-            saved_cf, self._graph._control_flow_context = self._graph._control_flow_context, None
             try:
-                yield
+                with self._graph.in_control_flow_context(None):
+                    yield
             finally:
                 self._controllers = saved
-                self._graph._control_flow_context = saved_cf
             return
         ops = [_as_op(self._graph, c) for c in control_inputs]
         ctl = _Controller(ops)

@@ -14,8 +14,8 @@ import collections
 import numpy as np
 
 from tensorweave import dtypes
-from tensorweave.client import fetch as _fetch
 from tensorweave.framework import tensor_conversion
+from tensorweave.framework.fetch_conversions import register_session_run_conversion_functions
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.scopes import name_scope
 from tensorweave.ops.shape_inference import shape_from_tensor
@@ -101,9 +101,9 @@ class SparseTensor:
 
     def eval(self, feed_dict=None, session=None) -> SparseTensorValue:
         """Runs the default (or given) session and returns the SparseTensorValue."""
-        from tensorweave.client.session import _session_for
+        from tensorweave.framework.default_session import session_for
 
-        return _session_for(self.graph, session).run(self, feed_dict)
+        return session_for(self.graph, session).run(self, feed_dict)
 
     def __repr__(self) -> str:
         return (f"SparseTensor(indices={self._indices!r}, values={self._values!r}, "
@@ -169,5 +169,5 @@ def _no_dense_conversion(value, dtype=None, name=None, as_ref=False):
                     "tf.sparse.to_dense or the SparseTensor's .values")
 
 
-_fetch.register_session_run_conversion_functions(SparseTensor, _fetch_parts, _feed_parts)
+register_session_run_conversion_functions(SparseTensor, _fetch_parts, _feed_parts)
 tensor_conversion.register_tensor_conversion_function(SparseTensor, _no_dense_conversion)

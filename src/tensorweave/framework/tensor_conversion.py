@@ -1,4 +1,9 @@
-"""`convert_to_tensor` and the registry of conversion functions for non-Tensor types."""
+"""`convert_to_tensor` and the registry of conversion functions for non-Tensor types.
+
+Values no registered function takes (numbers, lists, numpy arrays) become constants through
+the fallback that ops/constant_op.py registers (`register_fallback_conversion`), as TF's
+constant_op registers its conversions: the graph layer never reaches up to the ops.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,12 @@ from collections.abc import Callable
 from tensorweave import dtypes
 
 _CONVERTERS: list[tuple[type, Callable, int]] = []
+_FALLBACK: list[Callable] = []   # constant(value, dtype=None, name=...), once registered
+
+
+def register_fallback_conversion(fn: Callable) -> None:
+    """Sets the conversion of values no registered function takes (the constant op)."""
+    _FALLBACK[:] = [fn]
 
 
 def register_tensor_conversion_function(base_type, conversion_func, priority: int = 100):
@@ -35,8 +46,10 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
             out = fn(value, dtype=dtype, name=name, as_ref=as_ref)
             _check_dtype(out, dtype)
             return out
-    from tensorweave.ops.constant_op import constant
-
+    if not _FALLBACK:
+        raise TypeError(f"Cannot convert {value!r} to a Tensor: no constant op registered "
+                        "(import tensorweave)")
+    constant = _FALLBACK[0]
     if dtype is None and preferred_dtype is not None:
         try:
             return constant(value, dtype=preferred_dtype, name=name or "Const")

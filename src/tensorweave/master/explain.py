@@ -4,33 +4,18 @@
 graph at each stage — full, placed, pruned, after each optimization pass (with what it removed
 or fused), partitioned — as deterministic text (`text()`), Graphviz DOT (`dot()`) and SVG
 (`svg(path)`, when Graphviz's `dot` is installed), with node counts per stage. It runs the
-same functions a session's master runs, on the same inputs.
+same `GraphExecutionState.build` a session's master runs, with a stage collector.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tensorweave import ir
-from tensorweave.framework.printing import format_node
-from tensorweave.master.partition import partition
-from tensorweave.master.passes import PassContext, disabled_from_config, optimize
-from tensorweave.master.place import Placement, place
-from tensorweave.master.prune import prune
-from tensorweave.runtime.device import local_device_names
-
-
-@dataclass
-class Stage:
-    name: str
-    graphs: dict[str, ir.GraphDef]          # device (or "") → graph
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def node_count(self) -> int:
-        return sum(len(g.nodes) for g in self.graphs.values())
+from tensorweave.master.execution_state import GraphExecutionState, Signature, Stage
+from tensorweave.master.options import BuildOptions
 
 
 @dataclass
@@ -40,16 +25,12 @@ class Explanation:
     def counts(self) -> dict[str, int]:
         return {s.name: s.node_count for s in self.stages}
 
-    def text(self) -> str:
-        out = []
-        for s in self.stages:
-            out.append(f"== {s.name}: {s.node_count} nodes ==")
-            out.extend(f"  # {n}" for n in s.notes)
-            for dev in sorted(s.graphs):
-                if dev:
-                    out.append(f"  [{dev}]")
-                out.extend(f"    {format_node(n)}" for n in s.graphs[dev].nodes)
-        return "\n".join(out) + "\n"
+    def text(self, full: bool = False) -> str:
+        """The node counts, the first stage whole, then what each stage changed
+        (`master.explain_text`); `full=True` prints every stage whole."""
+        from tensorweave.master.explain_text import render
+
+        return render(self.stages, full)
 
     def dot(self, stage: str | None = None) -> str:
         """Graphviz DOT of one stage (default: the last), one cluster per device."""
@@ -87,46 +68,50 @@ class Explanation:
         raise KeyError(f"no stage '{name}'; stages: {[s.name for s in self.stages]}")
 
 
-def explain(fetches, feed_dict=None, graph=None, config=None) -> Explanation:
-    """The stages of running `fetches` (tensors, ops or names) with the feeds' keys fed."""
-    from tensorweave.client.fetch import FetchMapper
-    from tensorweave.client.session import _config_dict
+def explain(fetches, feed_dict=None, graph=None, config=None, devices=None) -> Explanation:
+    """The stages of running `fetches` (tensors, ops or names, nested in lists, tuples and
+    dicts) with the feeds' keys fed; `devices` as in `explain_ir`."""
     from tensorweave.framework.graph import get_default_graph
 
     graph = graph or get_default_graph()
-    mapper = FetchMapper(graph, fetches)
+    names, targets = _fetch_names(graph, fetches)
     feeds = [graph.as_graph_element(k, allow_operation=False).name for k in (feed_dict or {})]
-    cfg = _config_dict(config)
-    return explain_ir(graph._as_ir(), feeds, mapper.fetch_names, mapper.targets, cfg)
+    return explain_ir(graph._as_ir(), feeds, names, targets, config, devices)
 
 
-def explain_ir(full: ir.GraphDef, feeds, fetches, targets, config: dict) -> Explanation:
-    n_cpu = int(config.get("device_count", {}).get("CPU", 1) or 1)
-    devices = local_device_names(cpus=n_cpu)
-    nodes, order = full.node_map(), [n.name for n in full.nodes]
-    placement = place(nodes, order, devices, Placement(),
-                      bool(config.get("allow_soft_placement")))
-    placed = ir.GraphDef(nodes=[_with_device(n, placement.devices.get(n.name, "?"))
-                                for n in full.nodes], shapes=full.shapes)
-    stages = [Stage("full", {"": full}), Stage("placed", {"": placed})]
-    pruned = prune(nodes, order, feeds, fetches, targets, devices[0]).graph
-    pruned = ir.GraphDef(nodes=[_with_device(n, devices[0] if n.op in ("_Arg", "_Retval")
-                                             else placement.device_of(n.name))
-                                for n in pruned.nodes], shapes=full.shapes)
-    stages.append(Stage("pruned", {"": pruned}))
-    disabled, only = disabled_from_config(config)
-    ctx = PassContext(keep=set(targets), disabled=disabled)
-    after: list = []
-    optimized = optimize(pruned, ctx, only, stages=after)
-    for name, g in after:
-        stages.append(Stage(f"pass {name}", {"": g},
-                            [t for p, t in ctx.report if p == name] or ["(no change)"]))
-    parts = partition(optimized, {n.name: n.device for n in optimized.nodes})
-    stages.append(Stage("partitioned", parts))
+def explain_ir(full: ir.GraphDef, feeds, fetches, targets, config=None,
+               devices: list[str] | None = None) -> Explanation:
+    """The stages `GraphExecutionState.build` goes through for one signature of `full`
+    (`config`: a ConfigProto, a dict of its fields, or None) on `devices` (a session's
+    `list_devices()` names, the client's first; default: this process's CPUs)."""
+    stages: list[Stage] = []
+    GraphExecutionState(full).build(Signature.of(feeds, fetches, targets),
+                                    BuildOptions.from_config(config, devices), stages)
     return Explanation(stages)
 
 
-def _with_device(n: ir.NodeDef, device: str) -> ir.NodeDef:
-    out = n.copy()
-    out.device = device
-    return out
+def _fetch_names(graph, fetches) -> tuple[list[str], list[str]]:
+    """(tensor names, op names) of a nested fetch structure, each once, in order."""
+    from tensorweave.framework.operation import Operation
+
+    names: list[str] = []
+    targets: list[str] = []
+
+    def walk(f):
+        if isinstance(f, dict):
+            for v in f.values():
+                walk(v)
+        elif isinstance(f, (list, tuple)):
+            for v in f:
+                walk(v)
+        else:
+            el = graph.as_graph_element(f)
+            out, name = (targets, el.name) if isinstance(el, Operation) else (names, el.name)
+            if name not in out:
+                out.append(name)
+
+    walk(fetches)
+    return names, targets
+
+
+__all__ = ["Explanation", "Stage", "explain", "explain_ir"]

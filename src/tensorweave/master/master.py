@@ -1,8 +1,10 @@
 """The master: sessions, the per-signature plan cache, and step orchestration.
 
-For each distinct (feeds, fetches, targets) the master prunes the graph, places it and
-registers one partition per device on the workers; the result is a *callable* cached under
-the signature, and `make_callable` hands its id out so a client can skip even the lookup.
+For each distinct (feeds, fetches, targets) the master has the session's
+`GraphExecutionState` build the client graph (place, prune, optimize, partition) and
+registers one partition per device on the workers its `WorkerCache` names; the result is a
+*callable* cached under the signature, and `make_callable` hands its id out so a client can
+skip even the lookup. Local and cluster steps run by the same code (`_run_partitions`).
 `MasterInterface` takes and returns plain data, so a gRPC master can serialize it.
 """
 
@@ -15,23 +17,24 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from tensorweave import errors, ir
-from tensorweave.master.partition import partition
-from tensorweave.master.passes import PassContext, disabled_from_config, optimize
-from tensorweave.master.passes.graph_view import CONTROL_FLOW_OPS
-from tensorweave.master.place import Placement, place
-from tensorweave.master.prune import prune
-from tensorweave.runtime.rendezvous import Rendezvous
+from tensorweave.master.execution_state import GraphExecutionState, Signature
+from tensorweave.master.options import BuildOptions, SessionOptions, run_timeout_s
+from tensorweave.master.worker_cache import LOCAL_STEP_IDS, LocalWorkerCache, WorkerCache
+from tensorweave.runtime.device import local_device_names
 from tensorweave.runtime.step import Cancellation, StepContext
 from tensorweave.runtime.worker import LocalWorker, WorkerInterface
 
-MAX_CPU_DEVICES = 256
+REFRESH_DEADLINE_S = 10.0   # asking a restarted task for its incarnation, without a timeout
+_RETRYABLE = (errors.UnavailableError, errors.AbortedError)
+_SECONDARY = (errors.AbortedError, errors.CancelledError)
 
 
 class MasterInterface(abc.ABC):
     """The master service (TF's MasterService, as Python calls)."""
 
     @abc.abstractmethod
-    def create_session(self, graph_def: ir.GraphDef, config: dict) -> str: ...
+    def create_session(self, graph_def: ir.GraphDef, config) -> str:
+        """`config`: SessionOptions, a ConfigProto, or a dict of its fields."""
 
     @abc.abstractmethod
     def extend_session(self, handle: str, graph_def: ir.GraphDef) -> None: ...
@@ -80,7 +83,7 @@ class _Partition:
 class _Callable:
     feed_dtypes: list
     partitions: list[_Partition]  # the client device's partition (args, retvals) first
-    run_fast: object = None       # the single partition's executor.run, when there is one
+    run_fast: object = None       # the single local partition's runner, when there is one
     dataflow: bool = False
     stale: set = field(default_factory=set)  # remote tasks to check before the next step
 
@@ -91,78 +94,58 @@ class _Callable:
 
 @dataclass
 class _MasterSession:
-    config: dict
-    worker: LocalWorker
-    devices: list[str]
-    nodes: dict[str, ir.NodeDef] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)
-    shapes: dict[str, list] = field(default_factory=dict)
-    placement: Placement = field(default_factory=Placement)
-    cache: dict = field(default_factory=dict)
+    options: SessionOptions
+    cache: WorkerCache
+    device_attrs: list[dict]
+    build_options: BuildOptions
+    state: GraphExecutionState
+    signatures: dict = field(default_factory=dict)   # Signature -> callable id
     callables: dict[int, _Callable] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     pool: ThreadPoolExecutor | None = None
-    passes: tuple = (set(), None)   # (disabled pass names, explicit pass list or None)
-    device_attrs: list[dict] = field(default_factory=list)
-    library: dict = field(default_factory=dict)  # function name -> FunctionDef
     steps: Cancellation = field(default_factory=Cancellation)  # its steps: close cancels them
 
     def run_pool(self) -> ThreadPoolExecutor:
         if self.pool is None:
-            self.pool = ThreadPoolExecutor(max_workers=max(len(self.devices), 2),
+            n = len(self.build_options.devices)
+            self.pool = ThreadPoolExecutor(max_workers=max(n, 2),
                                            thread_name_prefix="tw-partition")
         return self.pool
 
 
 class LocalMaster(MasterInterface):
-    """The in-process master; each session gets its own in-process worker.
+    """The in-process master.
 
-    With `worker` (a server's), every session runs on that one shared worker instead, so its
-    resources (variables, queues) outlive sessions as on a TF server: closing a session then
-    only deregisters its graphs, and `reset` clears the containers. With `cluster` (a server's
-    `distributed.remote.ClusterWorkers`) sessions span every task of the cluster: see
-    distributed/cluster_steps.py.
+    Without `cache`, each session gets its own in-process worker (a `LocalWorkerCache`), and
+    its resources die with it. With `cache` (a server's: its task's worker and the other
+    tasks of its cluster, distributed/cluster_steps.py), every session runs on those shared
+    workers, whose resources (variables, queues) outlive sessions as on a TF server: closing a
+    session then only deregisters its graphs, and `reset` clears the containers.
     """
 
-    def __init__(self, worker: LocalWorker | None = None, cluster=None):
-        self._shared = worker
-        self._cluster = cluster
+    def __init__(self, cache: WorkerCache | None = None):
+        self._shared = cache
         self._sessions: dict[str, _MasterSession] = {}
         self._ids = itertools.count(1)
-        self._steps = itertools.count(1)
         self._lock = threading.Lock()
         self._abort = Cancellation()  # every step, when the server stops (abort_steps)
 
     # -- sessions ---------------------------------------------------------------------------
     def create_session(self, graph_def, config) -> str:
-        from tensorweave.runtime.device import local_device_names
-
-        n_cpu = int((config.get("device_count") or {}).get("CPU", 1) or 1)
-        if not 1 <= n_cpu <= MAX_CPU_DEVICES:
-            raise errors.InvalidArgumentError(
-                None, None, f"device_count['CPU'] = {n_cpu}: expected 1..{MAX_CPU_DEVICES}")
-        devices = local_device_names(cpus=n_cpu)
-        # NOTE: 0 means one thread here, unlike TF: the kernels already use every core
-        # (cpu/parallel.py), and a pool only paid off for mid-sized independent work.
-        inter_op = int(config.get("inter_op_parallelism_threads") or 0)
-        intra_op = int(config.get("intra_op_parallelism_threads") or 0)
-        if intra_op > 0:  # as TF's: the process's kernel threads (cpu/parallel.py)
+        opts = SessionOptions.from_config(config)
+        state = GraphExecutionState(graph_def)
+        if opts.intra_op_threads > 0:  # as TF's: the process's kernel threads (cpu/parallel.py)
             from tensorweave.runtime.kernels.cpu import parallel
 
-            parallel.set_num_threads(intra_op)
-        if self._shared is not None:
-            devices = list(self._shared.devices)
-        worker = self._shared or LocalWorker(devices, inter_op)
-        attrs = None
-        if self._cluster is not None:
-            from tensorweave.distributed.cluster_steps import discover
-
-            attrs = discover(self._cluster, config)
-            devices = [d["name"] for d in attrs]
-        sess = _MasterSession(config, worker, devices, steps=Cancellation(self._abort))
-        sess.device_attrs = attrs or worker.get_status()
-        sess.passes = disabled_from_config(config)
-        _add_nodes(sess, graph_def)
+            parallel.set_num_threads(opts.intra_op_threads)
+        # NOTE: inter_op 0 means one thread here, unlike TF: the kernels already use every
+        # core (cpu/parallel.py), and a pool only paid off for mid-sized independent work.
+        cache = self._shared or LocalWorkerCache(
+            LocalWorker(local_device_names(cpus=opts.cpus), opts.inter_op_threads))
+        attrs = cache.devices(opts)
+        devices = [d["name"] for d in attrs]
+        sess = _MasterSession(opts, cache, attrs, opts.build_options(devices), state,
+                              steps=Cancellation(self._abort))
         with self._lock:
             handle = f"s{next(self._ids)}"
             self._sessions[handle] = sess
@@ -177,7 +160,7 @@ class LocalMaster(MasterInterface):
     def extend_session(self, handle, graph_def) -> None:
         sess = self._session(handle)
         with sess.lock:
-            _add_nodes(sess, graph_def)
+            sess.state.extend(graph_def)
 
     def list_devices(self, handle) -> list[dict]:
         return list(self._session(handle).device_attrs)
@@ -185,20 +168,20 @@ class LocalMaster(MasterInterface):
     def close_session(self, handle) -> None:
         with self._lock:
             sess = self._sessions.pop(handle, None)
-        if sess is not None:
-            # NOTE: as TF's MasterSession::Close, steps in flight end now (CancelledError)
-            sess.steps.cancel(errors.CancelledError(
-                None, None, "Step was cancelled by an explicit call to `Session::Close()`."))
-            if sess.pool is not None:
-                sess.pool.shutdown(wait=False)
-            if self._shared is not None:
-                with sess.lock:  # NOTE: another thread of the client may still be building
-                    callables = list(sess.callables.values())
-                for c in callables:
-                    _deregister(c.partitions)
-                return
-            sess.worker.cleanup_all()
-            sess.worker.close()
+        if sess is None:
+            return
+        # NOTE: as TF's MasterSession::Close, steps in flight end now (CancelledError)
+        sess.steps.cancel(errors.CancelledError(
+            None, None, "Step was cancelled by an explicit call to `Session::Close()`."))
+        if sess.pool is not None:
+            sess.pool.shutdown(wait=False)
+        if sess.cache is self._shared:
+            with sess.lock:  # NOTE: another thread of the client may still be building
+                callables = list(sess.callables.values())
+            for c in callables:
+                _deregister(c.partitions)
+            return
+        sess.cache.close()
 
     def abort_steps(self, error: errors.OpError) -> None:
         """Cancels every step in flight, and every later one, with `error` (a server that
@@ -207,79 +190,37 @@ class LocalMaster(MasterInterface):
 
     def close(self) -> None:
         """Releases the master's own threads (a server's, when it stops)."""
-        if self._cluster is not None:
-            self._cluster.close()
+        if self._shared is not None:
+            self._shared.close()
 
     def reset(self, containers=None) -> None:
-        if self._cluster is not None:
-            from tensorweave.distributed.cluster_steps import reset_tasks
-
-            reset_tasks(self._cluster, containers)
         if self._shared is not None:
-            self._shared.cleanup_all(containers)
+            self._shared.reset(containers)
         for sess in list(self._sessions.values()):
-            sess.worker.cleanup_all(containers)
+            if sess.cache is not self._shared:
+                sess.cache.reset(containers)
 
     # -- callables --------------------------------------------------------------------------
     def make_callable(self, handle, feeds, fetches, targets):
         sess = self._session(handle)
-        key = (tuple(feeds), tuple(fetches), tuple(targets))
+        key = Signature.of(feeds, fetches, targets)
         with sess.lock:
-            cid = sess.cache.get(key)
+            cid = sess.signatures.get(key)
             if cid is None:
                 cid = len(sess.callables) + 1
-                sess.callables[cid] = self._build(sess, feeds, fetches, targets)
-                sess.cache[key] = cid
+                sess.callables[cid] = self._build(sess, key)
+                sess.signatures[key] = cid
             return cid, sess.callables[cid].feed_dtypes
 
-    def _build(self, sess: _MasterSession, feeds, fetches, targets) -> _Callable:
-        client = sess.devices[0]
-        place(sess.nodes, sess.order, sess.devices, sess.placement,
-              bool(sess.config.get("allow_soft_placement")),
-              bool(sess.config.get("log_device_placement")))
-        pruned = prune(sess.nodes, sess.order, feeds, fetches, targets, client)
-        if len(sess.devices) == 1:  # NOTE: one device: nothing to write down or split
-            for n in pruned.graph.nodes:
-                if n.op not in ("_Arg", "_Retval"):
-                    sess.placement.device_of(n.name)  # raises a recorded placement error
-            placed = ir.GraphDef(nodes=pruned.graph.nodes, library=list(sess.library.values()),
-                                 shapes=sess.shapes)
-            graphs = {client: self._optimize(sess, placed, set(targets))}
-        else:
-            placed = ir.GraphDef(nodes=[_placed(n, client, sess.placement)
-                                        for n in pruned.graph.nodes],
-                                 library=list(sess.library.values()), shapes=sess.shapes)
-            optimized = self._optimize(sess, placed, set(targets))
-            graphs = partition(optimized, {n.name: n.device for n in optimized.nodes})
-        dataflow = len(graphs) > 1 and any(n.op in CONTROL_FLOW_OPS for g in graphs.values()
-                                           for n in g.nodes)
-        parts = [self._register(sess, graphs[dev], dev, dataflow)
-                 for dev in [client] + sorted(d for d in graphs if d != client) if dev in graphs]
+    @staticmethod
+    def _build(sess: _MasterSession, signature: Signature) -> _Callable:
+        cg = sess.state.build(signature, sess.build_options)
+        parts = [_register(sess.cache, cg.partitions[dev], dev, cg.dataflow)
+                 for dev in cg.devices()]
         fast = None
         if len(parts) == 1 and parts[0].task is None:
-            fast = sess.worker.executor(parts[0].handle).run
-        return _Callable(pruned.feed_dtypes, parts, fast, dataflow)
-
-    def _register(self, sess: _MasterSession, g: ir.GraphDef, dev: str,
-                  dataflow: bool) -> _Partition:
-        """Registers partition `g` of `dev` on the worker that runs `dev`."""
-        worker, task, incarnation = sess.worker, None, 0
-        if self._cluster is not None and not self._cluster.is_local(dev):
-            from tensorweave.distributed.remote import register_remote, task_of
-
-            task = task_of(dev)
-            worker = self._cluster.remote(task)
-            incarnation, handle = register_remote(self._cluster, task, g, dev,
-                                                  {"dataflow": dataflow})
-        else:
-            handle = worker.register_graph(g, dev, {"dataflow": dataflow})
-        return _Partition(worker, handle, dev, g, task, incarnation)
-
-    @staticmethod
-    def _optimize(sess: _MasterSession, graph: ir.GraphDef, keep: set[str]) -> ir.GraphDef:
-        disabled, only = sess.passes
-        ctx = PassContext(keep=keep, disabled=disabled)
-        return optimize(graph, ctx, only)
+            fast = parts[0].worker.runner(parts[0].handle)
+        return _Callable(cg.feed_dtypes, parts, fast, cg.dataflow)
 
     def run_callable(self, handle, callable_id, feed_values, options=None):
         sess = self._sessions.get(handle)
@@ -294,7 +235,7 @@ class LocalMaster(MasterInterface):
             raise errors.InvalidArgumentError(
                 None, None, f"Callable {callable_id} takes {len(c.feed_dtypes)} feed(s), "
                             f"got {len(feed_values)}")
-        timeout = _timeout_s(sess.config, options)
+        timeout = run_timeout_s(sess.options, options)
         # NOTE: the step ends with CancelledError when its session closes, or when the
         # transport says its client went away (options["cancellation"])
         call = (options or {}).get("cancellation")
@@ -302,49 +243,98 @@ class LocalMaster(MasterInterface):
         traced = options is not None and bool(options.get("trace") or
                                               options.get("partition_graphs"))
         if c.run_fast is not None and not traced:
-            ctx = StepContext(next(self._steps), timeout_s=timeout, cancellation=cancel)
+            ctx = StepContext(next(LOCAL_STEP_IDS), timeout_s=timeout, cancellation=cancel)
             return c.run_fast(feed_values, ctx), None
-        if c.remote_tasks:
-            from tensorweave.distributed.cluster_steps import run_cluster_step
-
-            return run_cluster_step(self, sess, c, feed_values, options or {}, timeout, cancel)
-        return self._run_partitions(sess, c, feed_values, options or {}, timeout, cancel)
-
-    def _run_partitions(self, sess, c: _Callable, feed_values, options, timeout, cancel=None):
-        """Runs every partition of one step concurrently; the first error aborts them all."""
-        step_id = next(self._steps)
-        rendezvous = Rendezvous(len(c.partitions))
-        opts = {"trace": bool(options.get("trace"))}
-        ctxs = [StepContext(step_id, rendezvous, timeout, cancellation=cancel)
-                for _ in c.partitions]
-        others = [sess.run_pool().submit(self._run_one, p, step_id, [], opts, ctx)
-                  for p, ctx in zip(c.partitions[1:], ctxs[1:])]
-        results = [self._run_one(c.partitions[0], step_id, feed_values, opts, ctxs[0])]
-        results += [f.result() for f in others]
-        if rendezvous.error is not None:
-            raise rendezvous.error
-        meta: dict = {"step_stats": [r[1] for r in results if r[1]]}
-        if options.get("partition_graphs"):
-            meta["partition_graphs"] = [p.graph for p in c.partitions]
-        return results[0][0], meta
-
-    @staticmethod
-    def _run_one(p: _Partition, step_id, args, opts, ctx):
-        """One partition's step; an error aborts the step's rendezvous (first error wins)."""
-        try:
-            return p.worker.run_graph(p.handle, step_id, args, opts, ctx)
-        except errors.OpError as e:
-            ctx.rendezvous.abort(e)
-            return e
-        finally:
-            ctx.rendezvous.done()
+        return _run_partitions(sess, c, feed_values, options or {}, timeout, cancel)
 
     def release_callable(self, handle, callable_id) -> None:
         sess = self._session(handle)
         with sess.lock:
             c = sess.callables.pop(callable_id, None)
-            sess.cache = {k: v for k, v in sess.cache.items() if v != callable_id}
+            sess.signatures = {k: v for k, v in sess.signatures.items() if v != callable_id}
         _deregister(c.partitions if c else [])
+
+
+# -- steps -----------------------------------------------------------------------------------
+def _run_partitions(sess: _MasterSession, c: _Callable, feed_values, options: dict, timeout,
+                    cancel: Cancellation | None = None):
+    """Runs every partition of one step concurrently, wherever each lives; returns
+    (fetches, metadata). The first failure aborts the step on every task it touched; the
+    error raised is the root cause (not an abort it caused), naming its task. `cancel`
+    cancels this process's partitions (their failure then aborts the rest)."""
+    cache = sess.cache
+    tasks = c.remote_tasks
+    if tasks:
+        _refresh_stale(cache, c, timeout)
+    step_id, rendezvous = cache.new_step(len(c.partitions))
+    opts = {"trace": bool(options.get("trace"))}
+    ctxs = [StepContext(step_id, rendezvous, timeout, cancellation=cancel)
+            for _ in c.partitions]
+    try:
+        others = [sess.run_pool().submit(_run_one, cache, p, [], opts, ctx, tasks)
+                  for p, ctx in zip(c.partitions[1:], ctxs[1:])]
+        results = [_run_one(cache, c.partitions[0], feed_values, opts, ctxs[0], tasks)]
+        results += [f.result() for f in others]
+    finally:
+        if tasks:
+            cache.cleanup_step(step_id, tasks)
+    failures = [(p, r) for p, r in zip(c.partitions, results) if isinstance(r, errors.OpError)]
+    if failures:
+        for p, err in failures:
+            if p.task is not None and isinstance(err, _RETRYABLE):
+                c.stale.add(p.task)
+        first = [rendezvous.error] if rendezvous.error is not None else []
+        raise _root_cause(first + [err for _, err in failures])
+    meta: dict = {"step_stats": [r[1] for r in results if r[1]]}
+    if options.get("partition_graphs"):
+        meta["partition_graphs"] = [p.graph for p in c.partitions]
+    return results[0][0], meta
+
+
+def _run_one(cache: WorkerCache, p: _Partition, args, opts, ctx: StepContext, tasks):
+    """One partition's step; its failure aborts the step everywhere (first error wins)."""
+    try:
+        return p.worker.run_graph(p.handle, ctx.step_id, args, opts, ctx)
+    except errors.OpError as e:
+        err = e if p.task is None or e.task is not None else e.replace(task=p.task)
+        if ctx.rendezvous.error is None:
+            ctx.rendezvous.abort(err)
+            if tasks:
+                cache.cleanup_step(ctx.step_id, tasks)
+        return err
+    finally:
+        ctx.rendezvous.done()
+
+
+def _root_cause(errs: list[errors.OpError]) -> errors.OpError:
+    """The error to report: the first that is not a consequence of another's abort."""
+    for e in errs:
+        if not isinstance(e, _SECONDARY):
+            return e
+    return errs[0]
+
+
+def _refresh_stale(cache: WorkerCache, c: _Callable, timeout) -> None:
+    """Re-registers `c`'s partitions on remote tasks that restarted since they were registered
+    (a task is checked when its incarnation changed or it failed the last step).
+
+    Raises: UnavailableError when such a task still does not answer.
+    """
+    c.stale.update(p.task for p in c.partitions
+                   if p.task is not None and p.incarnation != cache.incarnation(p.task))
+    deadline = timeout if timeout else REFRESH_DEADLINE_S
+    for task in sorted(c.stale):
+        now = cache.refresh(task, deadline)
+        c.partitions = [_register(cache, p.graph, p.device, c.dataflow)
+                        if p.task == task and p.incarnation != now else p
+                        for p in c.partitions]
+        c.stale.discard(task)
+
+
+def _register(cache: WorkerCache, g: ir.GraphDef, dev: str, dataflow: bool) -> _Partition:
+    """Registers partition `g` of `dev` on the worker that runs `dev`."""
+    handle, incarnation = cache.register(dev, g, {"dataflow": dataflow})
+    return _Partition(cache.worker_for(dev), handle, dev, g, cache.task_of(dev), incarnation)
 
 
 def _deregister(partitions: list[_Partition]) -> None:
@@ -355,37 +345,3 @@ def _deregister(partitions: list[_Partition]) -> None:
         except errors.OpError:
             if p.task is None:
                 raise
-
-
-def _placed(n: ir.NodeDef, client: str, placement: Placement) -> ir.NodeDef:
-    """A copy of `n` whose device is its placement (feeds and fetches on the client)."""
-    out = n.copy()
-    out.device = client if n.op in ("_Arg", "_Retval") else placement.device_of(n.name)
-    return out
-
-
-def _add_nodes(sess: _MasterSession, graph_def: ir.GraphDef) -> None:
-    """Adds a graph (or an extension of it) to the session.
-
-    Raises: InvalidArgumentError, adding nothing, when an input names no node (TF's
-    "Unknown input node").
-    """
-    new = {n.name for n in graph_def.nodes}
-    for n in graph_def.nodes:
-        for inp in n.inputs:
-            src = ir.parse_input(inp)[0]
-            if src not in new and src not in sess.nodes:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Node '{n.name}': Unknown input node '{inp}'")
-    sess.shapes.update(graph_def.shapes)
-    # NOTE: partitions carry the functions (tf.data, defuns) so a remote task can run them.
-    sess.library.update((f.name, f) for f in graph_def.library or ())
-    for n in graph_def.nodes:
-        if n.name not in sess.nodes:
-            sess.order.append(n.name)
-        sess.nodes[n.name] = n
-
-
-def _timeout_s(config: dict, options: dict | None) -> float | None:
-    ms = (options or {}).get("timeout_in_ms") or config.get("operation_timeout_in_ms")
-    return ms / 1000.0 if ms and ms > 0 else None

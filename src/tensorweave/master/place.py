@@ -19,11 +19,9 @@ import sys
 from dataclasses import dataclass, field
 
 from tensorweave import dtypes, errors, ir
-from tensorweave.ops.registry import OPS
+from tensorweave.ops.registry import OPS, op_traits
 from tensorweave.runtime.device import DeviceSpec
 from tensorweave.runtime.kernels.registry import has_kernel
-
-METADATA_OPS = frozenset(["Shape", "ShapeN", "Size", "Rank"])
 
 
 @dataclass
@@ -209,7 +207,7 @@ def _place_followers(nodes, order, todo, placement, devices, chosen) -> None:
     pending = [n for n in todo if n in chosen and n not in placement.devices]
     for n in pending:
         node = nodes[n]
-        if node.op in METADATA_OPS and node.inputs:
+        if op_traits(node.op).metadata_only and node.inputs:
             src = ir.parse_input(node.inputs[0])[0]
             placement.devices[n] = placement.devices.get(src, chosen[n])
         elif node.inputs:

@@ -12,8 +12,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from tensorweave import errors, ir
-from tensorweave.ops.registry import OPS
-from tensorweave.runtime.plan import arg_dtypes, full_attrs
+from tensorweave.ops.registry import OPS, arg_dtypes, full_attrs
 
 PLACEHOLDER_OPS = frozenset(["Placeholder", "PlaceholderV2"])
 

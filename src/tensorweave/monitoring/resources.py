@@ -12,7 +12,9 @@
 Every `interval` seconds a thread samples (psutil) the process's RSS and CPU and the
 machine's memory and CPU use (memory is the cgroup's when the process runs under a smaller
 memory limit). When memory or CPU use reaches its threshold (default 90%), the watcher logs a
-warning and calls the registered callbacks once; it re-arms when the value drops back below.
+warning and calls the registered callbacks once; it re-arms only when the value falls a margin
+below the threshold (hysteresis: 5 points for memory, 15 for CPU, whose 1 s samples swing
+widely), so a value hovering at the threshold alerts once, not on every swing.
 Memory alerts name the largest holders that registered callables report. With a FileWriter
 attached, each sample is also written as TensorBoard scalars under `resources/`.
 Cost: a few psutil calls per interval (see benchmarks/monitoring.py: well under 1% of step
@@ -36,6 +38,23 @@ from tensorweave.monitoring import step_hooks
 _log = logging.getLogger("tensorweave.monitoring")
 
 MemoryHolders = Callable[[], Iterable[tuple[str, int]]]
+REARM_MARGIN = {"memory": 0.05, "cpu": 0.15}
+
+
+def _margins(margin) -> dict[str, float]:
+    """Per metric, the re-arm margin (fraction below the threshold). Raises ValueError for an
+    unknown metric or a negative margin."""
+    if margin is None:
+        return dict(REARM_MARGIN)
+    given = margin if isinstance(margin, dict) else dict.fromkeys(REARM_MARGIN, margin)
+    unknown = set(given) - set(REARM_MARGIN)
+    if unknown:
+        raise ValueError(f"rearm_margin for unknown metrics {sorted(unknown)}; "
+                         f"metrics: {sorted(REARM_MARGIN)}")
+    out = {**REARM_MARGIN, **{k: float(v) for k, v in given.items()}}
+    if any(v < 0 for v in out.values()):
+        raise ValueError(f"rearm_margin must not be negative, got {out}")
+    return out
 
 
 @dataclass(frozen=True)
@@ -159,6 +178,9 @@ class ResourceWatcher:
     Args:
       interval: seconds between samples.
       memory_threshold, cpu_threshold: fractions (0-1) of memory / CPU in use that alert.
+      rearm_margin: how far (a fraction) below its threshold a value must fall before the
+        metric can alert again: one number for every metric, or {"memory": m, "cpu": c}
+        (default `REARM_MARGIN`).
       writer: optional `FileWriter`; samples go to TensorBoard as scalars.
       memory_holders: optional callable returning (name, bytes) pairs (largest named first
         in memory alerts); more with `add_memory_holders`.
@@ -168,10 +190,12 @@ class ResourceWatcher:
 
     def __init__(self, interval: float = 1.0, memory_threshold: float = 0.9,
                  cpu_threshold: float = 0.9, writer=None,
+                 rearm_margin: float | dict[str, float] | None = None,
                  memory_holders: MemoryHolders | None = None, history: int = 3600,
                  top_k: int = 5, tag_prefix: str = "resources"):
         self.interval = float(interval)
         self.thresholds = {"memory": float(memory_threshold), "cpu": float(cpu_threshold)}
+        self.rearm_margins = _margins(rearm_margin)
         self.writer = writer
         self.top_k, self.tag_prefix = top_k, tag_prefix
         self._holders: list[MemoryHolders] = [memory_holders] if memory_holders else []
@@ -280,8 +304,11 @@ class ResourceWatcher:
     def _check(self, metric: str, value: float, s: ResourceSample) -> None:
         threshold = self.thresholds[metric]
         with self._lock:
-            fire, self._armed[metric] = self._armed[metric] and value >= threshold, (
-                value < threshold)
+            fire = self._armed[metric] and value >= threshold
+            if fire:
+                self._armed[metric] = False
+            elif value < threshold - self.rearm_margins[metric]:
+                self._armed[metric] = True
         if not fire:
             return
         holders = self.top_holders() if metric == "memory" else []

@@ -1,34 +1,47 @@
 """Op families: schemas (OpDefs with shape functions) and their Python wrappers.
 
-Importing this package registers every op type and, through `runtime.kernels.cpu`, every
-CPU kernel.
+Importing this package registers every op type. Kernels and gradients register when the
+package root imports `runtime.kernels.cpu` and `autodiff` (tensorweave/__init__.py, the one
+place registration by import happens).
 """
 
 from tensorweave.monitoring.summary import summary_ops  # noqa: F401
 from tensorweave.ops import (  # noqa: F401
     accumulator_ops,
     array_ops,
+    candidate_sampling_ops,
+    check_ops,
     constant_op,
     control_flow_ops,
     creation_ops,
     dataset_ops,
     diag_ops,
+    embedding_ops,
     function_ops,
     functional_ops,
     fused_ops,
     gather_ops,
+    grad_ops,
+    image_codec_ops,
+    image_ops,
+    image_resize_ops,
     init_ops,
     io_ops,
     joining_ops,
     linalg_ops,
+    logging_ops,
+    math_extra_ops,
     math_matmul_ops,
     math_ops,
+    nn_composite,
     nn_conv,
+    nn_conv3d,
     nn_impl,
     nn_losses,
     nn_norm,
     nn_ops,
     nn_pool_grad_ops,
+    nn_sampled,
     parsing_ops,
     queue_ops,
     random_ops,
@@ -38,14 +51,15 @@ from tensorweave.ops import (  # noqa: F401
     sendrecv_ops,
     sequence_ops,
     slicing_ops,
+    sparse_ops,
     special_ops,
     stack_ops,
     state_ops,
     stitch_ops,
+    string_ops,
     tensor_array_ops,
     training_ops,
     variable_scope,
     variables,
     while_loop,
 )
-from tensorweave.runtime.kernels import cpu  # noqa: F401

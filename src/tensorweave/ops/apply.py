@@ -47,6 +47,8 @@ def create_op(op_def: OpDef, args, kwargs, name=None, graph=None) -> Operation:
         with graph.as_default(), graph.scopes.name_scope(name or op_def.name) as scope:
             inputs = _convert_inputs(op_def, values, attrs)
     _fill_attrs(op_def, attrs)
+    if graph.resource_container and op_def.stateful and attrs.get("container") == "":
+        attrs["container"] = graph.resource_container
     out_dtypes = _output_dtypes(op_def, attrs)
     return add_op(graph, op_def, scope, inputs, attrs, out_dtypes)
 
@@ -74,26 +76,27 @@ def _graph_for_values(values):
 def add_op(graph, op_def: OpDef, name, inputs, attrs, out_dtypes) -> Operation:
     """Adds an op whose inputs are Tensors and whose attrs are complete; runs its shape fn.
 
-    When a control-flow context is active (`graph._control_flow_context`, set by cond and
+    When a control-flow context is active (`graph.control_flow_context`, set by cond and
     while_loop), it may rewrite the inputs first (`rewrite_inputs(op_def, inputs)`, e.g. to
     route an outside tensor through a Switch or Enter) and sees the new op (`add_op(op)`).
     """
-    graph._check_not_finalized()
+    graph.check_not_finalized()
     if name and name.endswith("/"):
         op_name = name[:-1]  # a scope name is used exactly, as TF's create_op does
     else:
         op_name = graph.unique_name(name or op_def.name)
-    cf = graph._control_flow_context
+    cf = graph.control_flow_context
     if cf is not None:
         inputs = cf.rewrite_inputs(op_def, inputs, op_name)
     shapes = _infer_shapes(op_def, op_name, inputs, attrs, len(out_dtypes))
-    if graph._gradient_overrides and op_def.name in graph._gradient_overrides:
-        attrs["_gradient_op_type"] = graph._gradient_overrides[op_def.name]
+    override = graph.gradient_override(op_def.name)
+    if override is not None:
+        attrs["_gradient_op_type"] = override
     op = Operation(graph, op_def, op_name, op_def.name, inputs, attrs, out_dtypes, user_site())
     for t, s in zip(op._outputs, shapes):
         t._shape = s
     _apply_scopes(graph, op_def, op, inputs)
-    graph._add_op(op)
+    graph.add_op(op)
     if cf is not None:
         cf.add_op(op)
     return op

@@ -69,7 +69,7 @@ register_op("Snapshot", inputs=["input: T"], outputs=["output: T"], attrs=["T: t
             shape_fn=unchanged)
 register_op("CheckNumerics", inputs=["tensor: T"], outputs=["output: T"],
             attrs=["T: {bfloat16, half, float, double}", "message: string"],
-            shape_fn=unchanged)
+            shape_fn=unchanged, stateful=True)  # NOTE: stateful as in TF: never pruned or CSE'd
 register_op("Print", inputs=["input: T", "data: U"], outputs=["output: T"],
             attrs=["T: type", "U: list(type) >= 0", "message: string = ''",
                    "first_n: int = -1", "summarize: int = 3"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave import dtypes
+from tensorweave.framework.tensor_conversion import register_fallback_conversion
 from tensorweave.ops.apply import add_op
 from tensorweave.ops.registry import OPS, register_op
 from tensorweave.ops.shape_inference import register_constant_evaluator
@@ -112,3 +113,6 @@ def _fit_shape(arr: np.ndarray, shape, verify: bool) -> np.ndarray:
         return flat.reshape(shape)
     raise ValueError(f"Too many elements provided. Needed at most {n}, but received "
                      f"{arr.size}")
+
+
+register_fallback_conversion(constant)

@@ -1,6 +1,6 @@
 """Control-flow contexts: how ops built inside a cond branch or a loop body are wired.
 
-While a context is the graph's `_control_flow_context`, `apply.add_op` calls
+While a context is the graph's `control_flow_context`, `apply.add_op` calls
 `rewrite_inputs(op_def, inputs, op_name)` before creating an op and `add_op(op)` after:
 
 - `CondContext` (one per branch of a `cond`): every tensor the branch uses from outside goes
@@ -33,7 +33,7 @@ class ControlFlowContext:
 
     def __init__(self, graph=None):
         self._graph = graph if graph is not None else get_default_graph()
-        self._outer_context = self._graph._control_flow_context
+        self._outer_context = self._graph.control_flow_context
         self._context_stack: list = []
         self._values: set[str] = set()
         self._external_values: dict = {}
@@ -57,11 +57,11 @@ class ControlFlowContext:
 
     def enter(self) -> None:
         """Makes this the graph's current context."""
-        self._context_stack.append(self._graph._control_flow_context)
-        self._graph._control_flow_context = self
+        self._context_stack.append(self._graph.control_flow_context)
+        self._graph.control_flow_context = self
 
     def exit(self) -> None:
-        self._graph._control_flow_context = self._context_stack.pop()
+        self._graph.control_flow_context = self._context_stack.pop()
 
     def exit_result(self, result) -> None:
         """Makes the tensors of `result` known to the outer context."""
@@ -195,7 +195,7 @@ class CondContext(ControlFlowContext):
         if not op.inputs:
             self._remove_external_control_edges(op)
             if not any(util.op_in_context(c, self) for c in op.control_inputs):
-                op._add_control_input(self._pivot.op)
+                op.add_control_input(self._pivot.op)
         else:
             self._remove_external_control_edges(op)
         self._mark_values([t.name for t in op.outputs], recursive=True)

@@ -120,15 +120,11 @@ def map_structure(fn, *structures):
 
 def get_context(op):
     """The control-flow context `op` was built in (None: the root)."""
-    return getattr(op, "_control_flow_context", None)
+    return getattr(op, "control_flow_context", None)
 
 
 def set_context(op, ctxt) -> None:
-    setter = getattr(op, "_set_control_flow_context", None)
-    if setter is not None:
-        setter(ctxt)
-    else:
-        op._control_flow_context = ctxt
+    op.control_flow_context = ctxt
 
 
 def is_loop_enter(op) -> bool:
@@ -201,30 +197,12 @@ def update_input(op, index: int, tensor) -> None:
     Raises:
       TypeError: the dtypes differ.
     """
-    old = op._inputs[index]
-    if old.dtype != tensor.dtype:
-        raise TypeError(f"Input {index} of node {op.name} was passed {tensor.dtype.name} from "
-                        f"{tensor.name} incompatible with expected {old.dtype.name}.")
-    updater = getattr(op, "_update_input", None)
-    if updater is not None:
-        updater(index, tensor)
-        return
-    old._consumers.remove(op)
-    op._inputs[index] = tensor
-    tensor._consumers.append(op)
-    op._node_def = None
+    op.replace_input(index, tensor)
 
 
 def remove_control_inputs(op, to_remove) -> None:
     """Drops the control inputs of `op` that are in `to_remove`."""
-    to_remove = [c for c in to_remove if c in op._control_inputs]
-    if not to_remove:
-        return
-    op._control_inputs = [c for c in op._control_inputs if c not in to_remove]
-    for c in to_remove:
-        if op in c._control_outputs:
-            c._control_outputs.remove(op)
-    op._node_def = None
+    op.remove_control_inputs(to_remove)
 
 
 @contextlib.contextmanager
@@ -234,16 +212,12 @@ def outside_context(graph, clear_control_dependencies: bool = True):
     TF's `control_dependencies(None)` does both; the builders need it for the Switch/Enter
     ops they add on behalf of a context.
     """
-    saved = graph._control_flow_context
-    graph._control_flow_context = None
-    try:
+    with graph.in_control_flow_context(None):
         if clear_control_dependencies:
             with graph.scopes.control_dependencies(None):
                 yield
         else:
             yield
-    finally:
-        graph._control_flow_context = saved
 
 
 @contextlib.contextmanager

@@ -58,6 +58,26 @@ _ds("FilterDataset", ["input_dataset: variant", "other_arguments: Targuments"],
     ["predicate: func", "Targuments: list(type) >= 0"] + _OUT)
 _ds("ZipDataset", ["input_datasets: N * variant"], _OUT + ["N: int >= 1"])
 _ds("ConcatenateDataset", ["input_dataset: variant", "another_dataset: variant"], _OUT)
+# -- tf.data.experimental (data/transforms/experimental.py) ----------------------------------
+_ds("ScanDataset", ["input_dataset: variant", "initial_state: Tstate",
+                    "other_arguments: Targuments"],
+    ["f: func", "Tstate: list(type) >= 1", "Targuments: list(type) >= 0"] + _OUT
+    + ["preserve_cardinality: bool = false", "use_default_device: bool = true"])
+_ds("CSVDataset", ["filenames: string", "compression_type: string", "buffer_size: int64",
+                   "header: bool", "field_delim: string", "use_quote_delim: bool",
+                   "na_value: string", "select_cols: int64", "record_defaults: output_types"],
+    ["output_types: list({float, double, int32, int64, string}) >= 1",
+     "output_shapes: list(shape) >= 1"])
+
+
+def _single_element_shape(ctx):
+    return list(ctx.attr("output_shapes"))
+
+
+OP_TYPES.append("DatasetToSingleElement")
+register_op("DatasetToSingleElement", inputs=["dataset: variant"],
+            outputs=["components: output_types"], attrs=_OUT + ["metadata: string = ''"],
+            shape_fn=_single_element_shape, stateful=True)
 _ds("FlatMapDataset", ["input_dataset: variant", "other_arguments: Targuments"], _FN + _OUT)
 _ds("InterleaveDataset", ["input_dataset: variant", "other_arguments: Targuments",
                           "cycle_length: int64", "block_length: int64"], _FN + _OUT)

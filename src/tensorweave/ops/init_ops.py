@@ -56,9 +56,9 @@ class Zeros(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        import tensorweave as tf
+        from tensorweave.ops.creation_ops import zeros
 
-        return tf.zeros(shape, dtype if dtype is not None else self.dtype)
+        return zeros(shape, dtype if dtype is not None else self.dtype)
 
     def get_config(self) -> dict:
         return {"dtype": self.dtype.name}
@@ -71,9 +71,9 @@ class Ones(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        import tensorweave as tf
+        from tensorweave.ops.creation_ops import ones
 
-        return tf.ones(shape, dtype if dtype is not None else self.dtype)
+        return ones(shape, dtype if dtype is not None else self.dtype)
 
     def get_config(self) -> dict:
         return {"dtype": self.dtype.name}
@@ -275,7 +275,10 @@ class Orthogonal(Initializer):
         self.dtype = _assert_float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        import tensorweave as tf
+        from tensorweave.ops.array_ops import reshape
+        from tensorweave.ops.diag_ops import matrix_diag_part
+        from tensorweave.ops.joining_ops import transpose
+        from tensorweave.ops.math_ops import sign
 
         dtype = dtype if dtype is not None else self.dtype
         dims = _dims(shape)
@@ -285,10 +288,10 @@ class Orthogonal(Initializer):
         flat = (cols, rows) if rows < cols else (rows, cols)
         a = random_ops.random_normal(flat, dtype=dtype, seed=self.seed)
         q, r = apply_op("Qr", a, full_matrices=False)
-        q *= tf.sign(tf.matrix_diag_part(r))
+        q *= sign(matrix_diag_part(r))
         if rows < cols:
-            q = tf.transpose(q, [1, 0])
-        return self.gain * tf.reshape(q, dims)
+            q = transpose(q, [1, 0])
+        return self.gain * reshape(q, dims)
 
     def get_config(self) -> dict:
         return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}

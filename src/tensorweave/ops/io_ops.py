@@ -1,5 +1,6 @@
 """Checkpoint I/O ops (TF's io_ops.cc): `SaveV2`, `RestoreV2`, `MergeV2Checkpoints`,
-`ShardedFilename`, `ShardedFilespec`, and `StringJoin`, which a sharded Saver's graph uses.
+`ShardedFilename`, `ShardedFilespec` and `StringJoin`, which a sharded Saver's graph uses (with
+`StaticRegexFullMatch`, a string op).
 
 Op types, inputs, attrs and defaults are TensorFlow's, so the save/restore subgraph of a meta
 graph written by TensorFlow runs here and ours runs there. Kernels:

@@ -246,20 +246,21 @@ def random_shuffle(value, seed=None, name=None):
 
 def random_crop(value, size, seed=None, name=None):
     """A random `size` slice of `value` (every dim of `size` must fit in `value`)."""
-    import tensorweave as tf
+    from tensorweave.ops import array_ops, control_flow_ops, reduction_ops, slicing_ops
 
     with op_name_scope(name, "random_crop", [value, size]) as ns:
         value = convert_to_tensor(value, name="value")
         size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
-        shape = tf.shape(value)
-        check = tf.Assert(tf.reduce_all(shape >= size),
-                          ["Need value.shape >= size, got ", shape, size], summarize=1000)
+        shape = array_ops.shape(value)
+        check = control_flow_ops.Assert(reduction_ops.reduce_all(shape >= size),
+                                        ["Need value.shape >= size, got ", shape, size],
+                                        summarize=1000)
         shape = _with_dependencies([check], shape)
         limit = shape - size + 1
-        offset = random_uniform(tf.shape(shape), dtype=size.dtype, maxval=size.dtype.max,
-                                seed=seed) % limit
+        offset = random_uniform(array_ops.shape(shape), dtype=size.dtype,
+                                maxval=size.dtype.max, seed=seed) % limit
         with ns.final() as final:
-            return tf.slice(value, offset, size, name=final)
+            return slicing_ops.slice(value, offset, size, name=final)
 
 
 def _with_dependencies(dependencies, tensor):
@@ -273,17 +274,18 @@ def _with_dependencies(dependencies, tensor):
 
 def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
     """Gamma(alpha, beta) samples of shape `shape + broadcast(alpha, beta).shape`."""
-    import tensorweave as tf
+    from tensorweave.ops.creation_ops import zeros_like
+    from tensorweave.ops.math_ops import maximum
 
     with name_scope(name, "random_gamma", [shape, alpha, beta]):
         shape = convert_to_tensor(shape, name="shape", dtype=dtypes.int32)
         alpha = convert_to_tensor(alpha, name="alpha", dtype=dtype)
         beta = convert_to_tensor(beta if beta is not None else 1, name="beta", dtype=dtype)
-        alpha_broadcast = alpha + tf.zeros_like(beta)
+        alpha_broadcast = alpha + zeros_like(beta)
         seed1, seed2 = get_seed(seed)
         sample = apply_op("RandomGamma", shape, alpha_broadcast, seed=seed1, seed2=seed2)
         tiny = np.finfo(dtypes.as_dtype(dtype).np_dtype).tiny
-        return tf.maximum(tiny, sample / beta)
+        return maximum(tiny, sample / beta)
 
 
 def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):
@@ -303,7 +305,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
       ValueError: both or neither of keep_prob/rate, a Python keep_prob outside (0, 1], or a
         non-floating `x`.
     """
-    import tensorweave as tf
+    from tensorweave.ops.math_ops import div, floor
 
     keep_prob = _keep_prob(keep_prob, rate)
     with name_scope(name, "dropout", [x]):
@@ -323,8 +325,8 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             return x
         random_tensor = keep_prob + random_uniform(_noise_shape(x, noise_shape), seed=seed,
                                                    dtype=x.dtype)
-        binary_tensor = tf.floor(random_tensor)
-        ret = tf.div(x, keep_prob) * binary_tensor
+        binary_tensor = floor(random_tensor)
+        ret = div(x, keep_prob) * binary_tensor
         ret.set_shape(x.shape)
         return ret
 
@@ -341,10 +343,10 @@ def _keep_prob(keep_prob, rate):
 
 def _noise_shape(x, noise_shape):
     """`noise_shape` with unknown dims filled from x's static shape (or `shape(x)`)."""
-    import tensorweave as tf
+    from tensorweave.ops.array_ops import shape
 
     if noise_shape is None:
-        return tf.shape(x)
+        return shape(x)
     try:
         given = TensorShape(noise_shape)
     except (TypeError, ValueError):

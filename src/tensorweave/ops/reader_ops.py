@@ -31,15 +31,17 @@ def _register(name, **kw):
     register_op(name, stateful=True, **kw)
 
 
-def _reader(name, extra=()):
+def _reader(name, extra=(), tail=()):
     _register(name, inputs=[], outputs=["reader_handle: resource"],
-              attrs=list(extra) + _SHARED if name != "TFRecordReaderV2"
-              else _SHARED + list(extra), shape_fn=_scalar)
+              attrs=list(extra) + _SHARED + list(tail), shape_fn=_scalar)
 
 
-_reader("TFRecordReaderV2", ["compression_type: string = ''"])
+_reader("TFRecordReaderV2", tail=["compression_type: string = ''"])
 _reader("TextLineReaderV2", ["skip_header_lines: int = 0"])
 _reader("WholeFileReaderV2")
+_reader("FixedLengthRecordReaderV2", ["header_bytes: int = 0", "record_bytes: int",
+                                      "footer_bytes: int = 0", "hop_bytes: int = 0"],
+        tail=["encoding: string = ''"])
 _register("ReaderReadV2", inputs=["reader_handle: resource", "queue_handle: resource"],
           outputs=["key: string", "value: string"], shape_fn=_scalars)
 _register("ReaderReadUpToV2", inputs=["reader_handle: resource", "queue_handle: resource",

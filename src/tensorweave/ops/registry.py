@@ -25,11 +25,14 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tensorweave import dtypes
+from tensorweave.ops.traits import NONE, OpTraits, builtin_traits
+from tensorweave.proto import convert
+from tensorweave.registry import Registry
 from tensorweave.shapes import TensorShape
 
 NO_DEFAULT = object()
@@ -93,26 +96,29 @@ class OpDef:
     doc: str = ""
     defined_at: str = ""
     extra: dict = field(default_factory=dict)
+    traits: OpTraits = NONE
 
     @property
     def has_ref_inputs(self) -> bool:
         return any(a.is_ref for a in self.inputs)
+
+    @property
+    def is_stateful(self) -> bool:
+        return self.stateful
 
 
 class OpRegistry:
     """One table of OpDefs, keyed by op type name."""
 
     def __init__(self):
-        self._ops: dict[str, OpDef] = {}
+        self._ops: Registry[str, OpDef] = Registry("Op type")
 
     def register(self, op_def: OpDef) -> OpDef:
+        """Raises: AlreadyRegisteredError (a ValueError) naming the first registration."""
         first = self._ops.get(op_def.name)
-        if first is not None:
-            raise ValueError(
-                f"Op type '{op_def.name}' is already registered (first at {first.defined_at})"
-            )
-        self._ops[op_def.name] = op_def
-        return op_def
+        msg = None if first is None else (
+            f"Op type '{op_def.name}' is already registered (first at {first.defined_at})")
+        return self._ops.register(op_def.name, op_def, op_def.defined_at or None, msg)
 
     def get(self, name: str) -> OpDef | None:
         return self._ops.get(name)
@@ -128,11 +134,18 @@ class OpRegistry:
     def names(self) -> list[str]:
         return sorted(self._ops)
 
+    def traits(self, name: str) -> OpTraits:
+        """The traits of op type `name` (NONE for a type that is not registered)."""
+        op_def = self._ops.get(name)
+        return op_def.traits if op_def is not None else builtin_traits(name)
+
     def __contains__(self, name: str) -> bool:
         return name in self._ops
 
 
 OPS = OpRegistry()
+op_traits = OPS.traits
+convert.use_op_defs(OPS.get)
 
 
 def _caller_site(depth: int = 2) -> str:
@@ -142,16 +155,18 @@ def _caller_site(depth: int = 2) -> str:
 
 def register_op(
     name: str,
-    inputs: list[str] = (),
-    outputs: list[str] = (),
-    attrs: list[str] = (),
+    inputs: Sequence[str] = (),
+    outputs: Sequence[str] = (),
+    attrs: Sequence[str] = (),
     shape_fn: ShapeFn | None = None,
     stateful: bool = False,
     allows_uninitialized_input: bool = False,
     is_commutative: bool = False,
     doc: str = "",
+    traits: OpTraits | None = None,
 ) -> OpDef:
-    """Declares op type `name` (see the module docstring for the spec syntax).
+    """Declares op type `name` (see the module docstring for the spec syntax). `traits`
+    default to the built-in table's (ops/traits.py) for TF's op types.
 
     Raises:
       ValueError: the op type is already registered, or a spec does not parse.
@@ -169,8 +184,32 @@ def register_op(
         is_commutative=is_commutative,
         doc=doc,
         defined_at=_caller_site(),
+        traits=traits if traits is not None else builtin_traits(name),
     )
     return OPS.register(op_def)
+
+
+def full_attrs(op_def: OpDef, attrs: dict) -> dict:
+    """`attrs` with the OpDef's defaults filled in (imported GraphDefs may omit them)."""
+    out = dict(attrs)
+    for a in op_def.attrs.values():
+        if a.name not in out and a.has_default:
+            out[a.name] = a.default
+    return out
+
+
+def arg_dtypes(specs, attrs) -> list:
+    """The dtype of each tensor of `specs` (an OpDef's inputs or outputs) under `attrs`."""
+    out = []
+    for spec in specs:
+        if spec.type_list_attr:
+            out.extend(attrs.get(spec.type_list_attr, []))
+            continue
+        dt = spec.dtype if spec.dtype is not None else attrs.get(spec.type_attr)
+        if dt is not None and spec.is_ref:
+            dt = dt._as_ref
+        out.extend([dt] * (int(attrs.get(spec.number_attr, 1)) if spec.number_attr else 1))
+    return out
 
 
 _ARG_RE = re.compile(r"^\s*(\w+)\s*:\s*(?:(\w+)\s*\*\s*)?(Ref\(\s*(\w+)\s*\)|\w+)\s*$")
@@ -217,6 +256,9 @@ def parse_attr(spec: str) -> AttrSpec:
         typ = "type"
     elif typ.startswith("list(") and typ[5:-1] in _TYPE_SETS:
         allowed = tuple(_dtype_from_spec(w) for w in _TYPE_SETS[typ[5:-1]].split())
+        typ = "list(type)"
+    elif typ.startswith("list({"):     # list({float, int32}): a type list from a set
+        allowed = _parse_allowed(typ[5:-1])[1]
         typ = "list(type)"
     value = NO_DEFAULT if default is None else parse_default(default, typ)
     return AttrSpec(name, typ, value, allowed, minimum)

@@ -100,6 +100,18 @@ for _sparse in (False, True):
               sparse=_sparse)
 _register("ApplyAdam", ["var", "m", "v"],
           ["beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon"], (), _NESTEROV)
+_BY_LR = ["multiply_linear_by_lr: bool = false"]
+for _sparse in (False, True):
+    _prefix = "SparseApply" if _sparse else "Apply"
+    _register(f"{_prefix}Ftrl", ["var", "accum", "linear"], [], ["lr", "l1", "l2", "lr_power"],
+              _BY_LR, _sparse)
+    _register(f"{_prefix}FtrlV2", ["var", "accum", "linear"], [],
+              ["lr", "l1", "l2", "l2_shrinkage", "lr_power"], _BY_LR, _sparse)
+    _register(f"{_prefix}ProximalAdagrad", ["var", "accum"], ["lr", "l1", "l2"], sparse=_sparse)
+_register("SparseApplyProximalGradientDescent", ["var"], ["alpha", "l1", "l2"], sparse=True)
+register_op("ApplyProximalGradientDescent",
+            inputs=["var: Ref(T)", "alpha: T", "l1: T", "l2: T", "delta: T"],
+            outputs=["out: Ref(T)"], attrs=[_T, _LOCK], shape_fn=_apply_shape(1, (1, 2, 3), 4))
 
 
 # -- Python wrappers (TF's gen_training_ops) ---------------------------------------------------
@@ -175,6 +187,47 @@ def sparse_apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad, indi
                           use_locking=False, name=None):
     return apply_op("SparseApplyAdadelta", var, accum, accum_update, lr, rho, epsilon, grad,
                     indices, use_locking=use_locking, name=name)
+
+
+def apply_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power, l2_shrinkage=None,
+               use_locking=False, name=None):
+    """FTRL-proximal (ApplyFtrl, or ApplyFtrlV2 with `l2_shrinkage`)."""
+    if l2_shrinkage is None:
+        return apply_op("ApplyFtrl", var, accum, linear, grad, lr, l1, l2, lr_power,
+                        use_locking=use_locking, name=name)
+    return apply_op("ApplyFtrlV2", var, accum, linear, grad, lr, l1, l2, l2_shrinkage,
+                    lr_power, use_locking=use_locking, name=name)
+
+
+def sparse_apply_ftrl(var, accum, linear, grad, indices, lr, l1, l2, lr_power,
+                      l2_shrinkage=None, use_locking=False, name=None):
+    if l2_shrinkage is None:
+        return apply_op("SparseApplyFtrl", var, accum, linear, grad, indices, lr, l1, l2,
+                        lr_power, use_locking=use_locking, name=name)
+    return apply_op("SparseApplyFtrlV2", var, accum, linear, grad, indices, lr, l1, l2,
+                    l2_shrinkage, lr_power, use_locking=use_locking, name=name)
+
+
+def apply_proximal_adagrad(var, accum, lr, l1, l2, grad, use_locking=False, name=None):
+    return apply_op("ApplyProximalAdagrad", var, accum, lr, l1, l2, grad,
+                    use_locking=use_locking, name=name)
+
+
+def sparse_apply_proximal_adagrad(var, accum, lr, l1, l2, grad, indices, use_locking=False,
+                                  name=None):
+    return apply_op("SparseApplyProximalAdagrad", var, accum, lr, l1, l2, grad, indices,
+                    use_locking=use_locking, name=name)
+
+
+def apply_proximal_gradient_descent(var, alpha, l1, l2, delta, use_locking=False, name=None):
+    return apply_op("ApplyProximalGradientDescent", var, alpha, l1, l2, delta,
+                    use_locking=use_locking, name=name)
+
+
+def sparse_apply_proximal_gradient_descent(var, alpha, l1, l2, grad, indices, use_locking=False,
+                                           name=None):
+    return apply_op("SparseApplyProximalGradientDescent", var, alpha, l1, l2, grad, indices,
+                    use_locking=use_locking, name=name)
 
 
 # NOTE: TF1 does not export these wrappers under tf.*; they stay internal (tf.raw_ops-like).

@@ -325,6 +325,11 @@ def _get_default_variable_store() -> _VariableStore:
     return _store_in_collection(_VARSTORE_KEY, _VariableStore)
 
 
+def stored_variables() -> dict[str, Variable]:
+    """The variables `get_variable` created in the default graph, by full name."""
+    return dict(_get_default_variable_store()._vars)
+
+
 def get_variable_scope() -> VariableScope:
     """The current variable scope."""
     return get_variable_scope_store().current_scope

@@ -26,6 +26,7 @@ from tensorweave.framework.tensor_conversion import (
 )
 from tensorweave.ops import state_ops
 from tensorweave.ops.array_ops import identity
+from tensorweave.ops.registry import op_traits
 from tensorweave.shapes import TensorShape
 
 
@@ -71,9 +72,9 @@ class Variable:
         values = [] if from_fn else [initial_value]
         with graph.control_dependencies(None), \
                 state_ops.op_name_scope(name, "Variable", values) as ns:
-            first = len(graph._ops)
+            first = graph.version
             self._initial_value = _initial_value_tensor(initial_value, from_fn, dtype)
-            initializer_ops = graph._ops[first:] if from_fn else []
+            initializer_ops = graph.ops_since(first) if from_fn else []
             var_shape = _variable_shape(self._initial_value, validate_shape, shape)
             with ns.final() as var_name:
                 self._variable = state_ops.variable_op_v2(
@@ -201,15 +202,15 @@ class Variable:
 
     def initialized_value(self) -> Tensor:
         """The value, or the initial value while the variable is still uninitialized."""
-        import tensorweave as tf
+        from tensorweave.ops.control_flow_ops import cond
 
         with self.graph.control_dependencies(None):
-            return tf.cond(is_variable_initialized(self), self.read_value,
+            return cond(is_variable_initialized(self), self.read_value,
                         lambda: self._initial_value)
 
     def load(self, value, session=None) -> None:
         """Sets the value by running the initializer with `value` fed in."""
-        from tensorweave.client.session import get_default_session
+        from tensorweave.framework.default_session import get_default_session
 
         session = session or get_default_session()
         if session is None:
@@ -374,11 +375,11 @@ def moving_average_variables(scope=None) -> list:
 # -- initializer ops -------------------------------------------------------------------------
 def variables_initializer(var_list, name="init"):
     """One op running the initializers of `var_list` (a NoOp when the list is empty)."""
-    import tensorweave as tf
+    from tensorweave.ops.control_flow_ops import group, no_op
 
     if var_list:
-        return tf.group(*[v.initializer for v in var_list], name=name)
-    return tf.no_op(name=name)
+        return group(*[v.initializer for v in var_list], name=name)
+    return no_op(name=name)
 
 
 def initialize_variables(var_list, name="init"):
@@ -418,13 +419,15 @@ def _default_var_list(var_list):
     if found:
         return found
     return [op.outputs[0] for op in get_default_graph().get_operations()
-            if op.type in ("Variable", "VariableV2", "AutoReloadVariable")]
+            if op_traits(op.type).variable and op.outputs[0].dtype.is_ref_dtype]
 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
     """A 1-D string tensor naming the variables of `var_list` that hold no value yet."""
-    import tensorweave as tf
     from tensorweave.ops.constant_op import constant
+    from tensorweave.ops.gather_ops import boolean_mask
+    from tensorweave.ops.joining_ops import stack
+    from tensorweave.ops.math_ops import logical_not
 
     var_list = _default_var_list(var_list)
     graph = get_default_graph()
@@ -433,14 +436,15 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
         with graph.device("/cpu:0"):
             if not var_list:
                 return constant([], dtype=dtypes.string)
-            mask = tf.logical_not(tf.stack(init_vars))
+            mask = logical_not(stack(init_vars))
             names = constant([v.op.name for v in var_list])
-            return tf.boolean_mask(names, mask)
+            return boolean_mask(names, mask)
 
 
 def assert_variables_initialized(var_list=None):
     """An op that fails with FailedPreconditionError while a variable is uninitialized."""
-    import tensorweave as tf
+    from tensorweave.ops.array_ops import rank
+    from tensorweave.ops.joining_ops import stack
 
     var_list = _default_var_list(var_list)
     if not var_list:
@@ -449,8 +453,8 @@ def assert_variables_initialized(var_list=None):
     graph = get_default_graph()
     for var in var_list:
         with graph.colocate_with(var.op):
-            ranks.append(tf.rank(var))
-    return ranks[0] if len(ranks) == 1 else tf.stack(ranks)
+            ranks.append(rank(var))
+    return ranks[0] if len(ranks) == 1 else stack(ranks)
 
 
 __all__ = [

@@ -165,7 +165,7 @@ class WhileContext(ControlFlowContext):
         if not op.inputs:
             internal, external = self._remove_external_control_edges(op)
             if not internal:
-                op._add_control_input(self.get_control_pivot().op)
+                op.add_control_input(self.get_control_pivot().op)
         else:
             _, external = self._remove_external_control_edges(op)
             self._maybe_add_control_dependency(op)
@@ -182,14 +182,14 @@ class WhileContext(ControlFlowContext):
                 ids = [_identity(x.outputs[0]).op for x in external if x.outputs]
             finally:
                 self.exit()
-        op._add_control_inputs(ids)
+        op.add_control_inputs(ids)
 
     def _maybe_add_control_dependency(self, op) -> None:
         """An op fed only by loop invariants runs once per iteration via the pivot."""
         if op.control_inputs:
             return
         if all(util.is_loop_constant_enter(x.op) for x in op.inputs):
-            op._add_control_input(self.get_control_pivot().op)
+            op.add_control_input(self.get_control_pivot().op)
 
     # -- building -----------------------------------------------------------------------------
     def build_loop(self, pred, body, loop_vars, shape_invariants, return_same_structure):
@@ -259,7 +259,7 @@ class WhileContext(ControlFlowContext):
             return
         for var in enter_vars:
             if util.is_loop_constant_enter(var.op.inputs[0].op):
-                var.op._add_control_input(pivot.op)
+                var.op.add_control_input(pivot.op)
 
 
     # -- gradient loops (used by autodiff/control_flow_state.py) ------------------------------
@@ -293,7 +293,7 @@ class WhileContext(ControlFlowContext):
         n = constant(0, name="f_count")
         if outer_grad_state is not None:
             # NOTE: the pushes of one run of an inner loop come before those of the next run.
-            n.op._add_control_input(outer_grad_state.forward_index.op.inputs[0].op)
+            n.op.add_control_input(outer_grad_state.forward_index.op.inputs[0].op)
         with util.entered(self):
             enter_n = self._loop_var_enter(n, "f_count")
             merge_n = merge([enter_n, enter_n])[0]
@@ -326,7 +326,7 @@ class WhileContext(ControlFlowContext):
             (final_zero,) = self._loop_exits_of([switch_count], "b_count")
             if outer_grad_state is not None:
                 # NOTE: the pops of one run of an inner loop come before those of the next.
-                outer_grad_state.grad_sync._add_control_input(final_zero.op)
+                outer_grad_state.grad_sync.add_control_input(final_zero.op)
         return next_count
 
     def add_backprop_accumulator(self, op, grad):
@@ -427,7 +427,7 @@ _SHAPE_OPS = frozenset(["Shape", "Size", "Rank"])
 
 def _current_grad_state(graph):
     """The GradLoopState of the gradient loop being built now, or None."""
-    ctxt = graph._control_flow_context
+    ctxt = graph.control_flow_context
     get_while = getattr(ctxt, "get_while_context", None)
     ctxt = get_while() if get_while is not None else None
     return None if ctxt is None else ctxt.grad_state

@@ -18,6 +18,9 @@ What the IR does not hold, and is therefore not carried through IR round trips:
 `NodeDef.experimental_debug_info`/`experimental_type`, dimension names, `GraphDef.debug_info`,
 the library's `gradient`/`registered_gradients`, `VersionDef.bad_consumers`, and a FunctionDef
 signature's attr declarations, descriptions, `arg_attr` and `resource_arg_unique_id`.
+
+Attr types of registered ops come from the op registry, which hands this module its lookup
+when it is created (`use_op_defs`), so this layer never imports the ops.
 """
 
 from __future__ import annotations
@@ -29,7 +32,6 @@ import numpy as np
 
 from tensorweave import dtypes, ir
 from tensorweave.dtypes import DType
-from tensorweave.ops.registry import OPS
 from tensorweave.proto import (
     attr_value_pb2,
     function_pb2,
@@ -466,6 +468,14 @@ _READERS: dict[str, Callable[[Any], Any]] = {
 # ---------------------------------------------------------------------------------------------
 # nodes, functions, graphs
 # ---------------------------------------------------------------------------------------------
+_op_defs: list[Callable[[str], Any]] = []   # the op registry's lookup, once it exists
+
+
+def use_op_defs(lookup: Callable[[str], Any]) -> None:
+    """Sets how attr types of registered ops are found (`lookup(op_type) -> OpDef | None`)."""
+    _op_defs[:] = [lookup]
+
+
 def node_to_proto(node: ir.NodeDef, op_def: Any = None) -> node_def_pb2.NodeDef:
     """A NodeDef of an IR node. Attr types come from `op_def` (a registry OpDef), else from
     the registered op of `node.op`; attrs the schema does not declare (`_class`, unknown ops)
@@ -474,7 +484,8 @@ def node_to_proto(node: ir.NodeDef, op_def: Any = None) -> node_def_pb2.NodeDef:
     Raises:
       TypeError: an attr value does not fit its declared type; the message names node and attr.
     """
-    op_def = op_def if op_def is not None else OPS.get(node.op)
+    if op_def is None and _op_defs:
+        op_def = _op_defs[0](node.op)
     specs = op_def.attrs if op_def is not None else {}
     proto = node_def_pb2.NodeDef(name=node.name, op=node.op, input=node.inputs,
                                  device=node.device)

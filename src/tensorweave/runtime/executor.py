@@ -26,7 +26,6 @@ from tensorweave.runtime.resources import deref
 from tensorweave.runtime.step import StepContext
 
 _plan_ids = itertools.count()
-_PERSISTENT_OPS = frozenset(["Const", "VariableV2", "Variable", "VarHandleOp"])
 
 
 def to_op_error(e: BaseException, node) -> errors.OpError:
@@ -47,12 +46,10 @@ def to_op_error(e: BaseException, node) -> errors.OpError:
     return out
 
 
-# NOTE: ops worth a thread hop (~20 µs): they release the GIL and run long on real inputs.
-EXPENSIVE_OPS = frozenset([
-    "MatMul", "BatchMatMul", "BatchMatMulV2", "_FusedMatMul", "Conv2D", "_FusedConv2D",
-    "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative", "MaxPool",
-    "AvgPool", "MaxPoolGrad", "AvgPoolGrad", "FusedBatchNormV3", "FusedBatchNormGradV3",
-])
+
+def _expensive(item) -> bool:
+    """Worth a thread hop (~20 µs): releases the GIL and runs long on real inputs."""
+    return item.op_def.traits.expensive
 
 
 class Executor:
@@ -81,7 +78,8 @@ class Executor:
             self._traced = None
         self._lock = threading.Lock()
         self._step = step
-        self._pool_mode = parallel.plan_wants_pool(item.op for item in plan.items)
+        self._pool_mode = parallel.plan_wants_pool(item.op_def.traits.compute_class
+                                                  for item in plan.items)
 
     def run(self, args: list, ctx: StepContext) -> list:
         """Runs one step: `args` feed the `_Arg` nodes in index order; returns the retvals.
@@ -92,10 +90,7 @@ class Executor:
         if not self._step or self._pool_mode is None:
             return self._run(args, ctx)
         parallel.set_pool_mode(self._pool_mode)
-        out = self._run(args, ctx)
-        if parallel.saw_big_gemm():
-            self._pool_mode = True
-        return out
+        return self._run(args, ctx)
 
     def _run(self, args, ctx):
         if ctx.stats is not None:
@@ -120,7 +115,7 @@ def _copy_flags(plan: Plan) -> dict[int, bool]:
             memo[key] = False
             item = plan.by_index[i]
             dt = item.output_dtypes[slot] if slot < len(item.output_dtypes) else None
-            memo[key] = (item.op in _PERSISTENT_OPS or (dt is not None and dt.is_ref_dtype)
+            memo[key] = (item.op_def.traits.persistent or (dt is not None and dt.is_ref_dtype)
                          or (item.forwards_input and any(
                              aliases(j, s) or d for (j, s), d in zip(item.inputs, item.deref))))
         return memo[key]
@@ -172,7 +167,7 @@ def _parallel_waves(plan: Plan) -> dict[int, list] | None:
     level = _levels(plan)
     waves: dict[int, list] = {}
     for item in plan.items:
-        if item.op in EXPENSIVE_OPS and not item.context:
+        if _expensive(item) and not item.context:
             waves.setdefault(level[item.index], []).append(item)
     return waves if any(len(w) > 1 for w in waves.values()) else None
 
@@ -247,10 +242,10 @@ def _node_line(item, ns, copies, rets) -> str | None:
 def _maybe_submit(item, code, items, k, level, pending) -> str:
     """`v = k(args)` → `_f5 = _submit(k, args)` when another expensive node follows at this
     depth; the collecting line `v = _f5.result()` is queued for the end of the depth."""
-    if item.op not in EXPENSIVE_OPS or item.context or "=" not in code:
+    if not _expensive(item) or item.context or "=" not in code:
         return code
     rest = [it for it in items[k + 1:] if level[it.index] == level[item.index]]
-    if not any(it.op in EXPENSIVE_OPS for it in rest):
+    if not any(_expensive(it) for it in rest):
         return code
     target, call = code.split(" = ", 1)
     fn, _, args = call.partition("(")

@@ -8,14 +8,10 @@ import heapq
 from dataclasses import dataclass, field
 
 from tensorweave import errors, ir
-from tensorweave.ops.registry import OPS, OpDef
+from tensorweave.ops.registry import OPS, OpDef, arg_dtypes, full_attrs  # noqa: F401
 from tensorweave.runtime.kernels.registry import KernelNode, lookup_kernel
 
 RECV_OPS = frozenset(["_Recv", "_HostRecv"])
-CONTROL_FLOW_OPS = frozenset([
-    "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
-    "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger",
-])
 
 
 @dataclass
@@ -44,28 +40,6 @@ class NodeItem:
         return self.node.op
 
 
-def full_attrs(op_def: OpDef, attrs: dict) -> dict:
-    """`attrs` with the OpDef's defaults filled in (imported GraphDefs may omit them)."""
-    out = dict(attrs)
-    for a in op_def.attrs.values():
-        if a.name not in out and a.has_default:
-            out[a.name] = a.default
-    return out
-
-
-def arg_dtypes(specs, attrs) -> list:
-    out = []
-    for spec in specs:
-        if spec.type_list_attr:
-            out.extend(attrs.get(spec.type_list_attr, []))
-            continue
-        dt = spec.dtype if spec.dtype is not None else attrs.get(spec.type_attr)
-        if dt is not None and spec.is_ref:
-            dt = dt._as_ref
-        out.extend([dt] * (int(attrs.get(spec.number_attr, 1)) if spec.number_attr else 1))
-    return out
-
-
 class Plan:
     """Nodes of one partition in topological order with kernels ready to call.
 
@@ -87,7 +61,7 @@ class Plan:
         items = [self._make_item(i, n) for i, n in enumerate(nodes)]
         self._link(items)
         self.items = self._toposort(items)
-        self.has_control_flow = dataflow or any(it.op in CONTROL_FLOW_OPS for it in self.items)
+        self.has_control_flow = dataflow or any(it.op_def.traits.control_flow for it in self.items)
         self.args = sorted((it.attrs["index"], it.index) for it in items if it.op == "_Arg")
         self.retvals = sorted((it.attrs["index"], it.index) for it in items if it.op == "_Retval")
         self.by_index = {it.index: it for it in items}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 
 from tensorweave import errors
 
@@ -109,3 +110,59 @@ class Rendezvous:
     @property
     def error(self) -> errors.OpError | None:
         return self._error
+
+
+_MAX_STEPS = 4096       # steps in flight on one task (far more than any cluster runs)
+_CLEANED_MEMORY = 4096  # step ids remembered after cleanup, so late receivers fail at once
+
+
+class StepTable:
+    """One rendezvous per step id on a task, created on first use by a run or a receiver.
+
+    A step cleaned up stays remembered (the last `_CLEANED_MEMORY`), so a receive that comes
+    late gets the step's abort at once instead of waiting on a fresh, empty rendezvous. At
+    most `max_steps` steps are kept: beyond that the oldest is aborted and dropped.
+    """
+
+    def __init__(self, factory=None, max_steps: int = _MAX_STEPS):
+        self._factory = factory or (lambda step_id: Rendezvous())
+        self._steps: OrderedDict[int, Rendezvous] = OrderedDict()
+        self._max = max_steps
+        self._cleaned: OrderedDict[int, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def find(self, step_id: int) -> Rendezvous:
+        with self._lock:
+            r = self._steps.get(step_id)
+            if r is None:
+                r = self._steps[step_id] = self._factory(step_id)
+                if step_id in self._cleaned:
+                    r.abort(_cleaned_error(step_id))
+                while len(self._steps) > self._max:  # NOTE: bounded whatever callers send
+                    _, old = self._steps.popitem(last=False)
+                    old.abort(errors.AbortedError(None, None, "Step evicted: too many steps "
+                                                              "in flight on this task"))
+            return r
+
+    def cleanup(self, step_id: int) -> None:
+        with self._lock:
+            r = self._steps.pop(step_id, None)
+            self._cleaned[step_id] = None
+            while len(self._cleaned) > _CLEANED_MEMORY:
+                self._cleaned.popitem(last=False)
+        if r is not None:
+            r.abort(_cleaned_error(step_id))
+
+    def abort_all(self, error: errors.OpError) -> None:
+        """Aborts every step's rendezvous with `error` (waiting receivers wake with it)."""
+        with self._lock:
+            steps = list(self._steps.values())
+        for r in steps:
+            r.abort(error)
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+
+def _cleaned_error(step_id: int) -> errors.OpError:
+    return errors.AbortedError(None, None, f"Step {step_id} was cleaned up (it ended or failed)")

@@ -1,7 +1,10 @@
 """Workers: run registered partitions on their devices.
 
 `WorkerInterface` takes and returns plain data (IR graphs, numpy arrays, dicts), so the gRPC
-worker can serialize it without callers changing. `LocalWorker` is the in-process one.
+worker can serialize it without callers changing. `LocalWorker` is the in-process one. The
+master reaches every worker through this interface only, the local one included: a step's
+hot path is `runner(handle)`, which the local worker answers with the partition's executor
+itself, so going through the interface costs nothing per step.
 """
 
 from __future__ import annotations
@@ -10,12 +13,15 @@ import abc
 import itertools
 import random
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 from tensorweave import errors, ir
 from tensorweave.runtime.allocator import keep_freed_memory
 from tensorweave.runtime.device import Device
 from tensorweave.runtime.executor import Executor
 from tensorweave.runtime.plan import Plan
+from tensorweave.runtime.rendezvous import StepTable
 from tensorweave.runtime.stats import StatsCollector
 from tensorweave.runtime.step import StepContext
 
@@ -47,15 +53,39 @@ class WorkerInterface(abc.ABC):
         Raises: the first `errors.OpError` of the step.
         """
 
+    def runner(self, handle: str):
+        """A callable `run(args, ctx) -> retvals` for one step of partition `handle`, for
+        callers that run it many times (no trace, no stats). The default goes through
+        `run_graph`."""
+        def run(args, ctx):
+            return self.run_graph(handle, ctx.step_id, args, {}, ctx)[0]
+
+        return run
+
+    @abc.abstractmethod
+    def recv_tensor(self, step_id: int, key: str,
+                    timeout_s: float | None = None) -> tuple[object, bool]:
+        """(value, is_dead) of rendezvous `key` in step `step_id`; waits for the sender up to
+        `timeout_s`. Raises: the step's abort error, DeadlineExceededError."""
+
+    @abc.abstractmethod
+    def cleanup_graph(self, step_id: int) -> None:
+        """Drops step `step_id`'s rendezvous, aborting receivers still waiting in it."""
+
     @abc.abstractmethod
     def cleanup_all(self, containers: list[str] | None = None) -> None:
         """Drops resources (variables, queues, ...) in `containers` (all when None)."""
 
 
 class LocalWorker(WorkerInterface):
-    """A worker in this process. Thread-safe: steps may run concurrently."""
+    """A worker in this process. Thread-safe: steps may run concurrently.
 
-    def __init__(self, device_names: list[str], inter_op_threads: int = 0):
+    `steps` holds the rendezvous of steps run by id (`run_graph` without a context,
+    `recv_tensor`, `cleanup_graph`); a server shares it with its master.
+    """
+
+    def __init__(self, device_names: list[str], inter_op_threads: int = 0,
+                 steps: StepTable | None = None):
         keep_freed_memory()
         # NOTE: a random incarnation per worker, as TF's: a master tells a restarted task
         # (whose graphs and variables are gone) from the one it registered graphs on.
@@ -64,9 +94,10 @@ class LocalWorker(WorkerInterface):
         self._prefix = f"{incarnation:x}"  # handles of another incarnation never match
         self._graphs: dict[str, Executor] = {}
         self._inter_op_threads = inter_op_threads
-        self._pools: dict[str, object] = {}
+        self._pools: dict[str, ThreadPoolExecutor] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self.steps = steps if steps is not None else StepTable()
 
     def get_status(self) -> list[dict]:
         return [d.attributes() for d in self.devices.values()]
@@ -97,8 +128,6 @@ class LocalWorker(WorkerInterface):
             return None
         with self._lock:
             if device not in self._pools:
-                from concurrent.futures import ThreadPoolExecutor
-
                 self._pools[device] = ThreadPoolExecutor(
                     max_workers=n - 1, thread_name_prefix=f"tw-interop-{device[-5:]}")
             return self._pools[device]
@@ -118,15 +147,25 @@ class LocalWorker(WorkerInterface):
         with self._lock:
             self._graphs.pop(handle, None)
 
+    def runner(self, handle: str):
+        return self.executor(handle).run
+
     def run_graph(self, handle, step_id, args, options, ctx=None):
         ex = self.executor(handle)
         if ctx is None:
-            ctx = StepContext(step_id, timeout_s=options.get("timeout_s"))
+            ctx = StepContext(step_id, self.steps.find(step_id), options.get("timeout_s"))
         stats = None
         if options.get("trace"):
             stats = ctx.stats = StatsCollector(ex.plan.device, ex.plan)
         out = ex.run(args, ctx)
         return out, (stats.to_dict() if stats is not None else None)
+
+    def recv_tensor(self, step_id, key, timeout_s=None):
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        return self.steps.find(step_id).recv(key, deadline)
+
+    def cleanup_graph(self, step_id) -> None:
+        self.steps.cleanup(step_id)
 
     def cleanup_all(self, containers=None) -> None:
         for dev in self.devices.values():

@@ -151,10 +151,10 @@ def _is_variable(x) -> bool:
 
 def _known_variables() -> dict:
     """Variables by name: those of `get_variable`'s store, then every global variable."""
-    from tensorweave.ops.variable_scope import _get_default_variable_store
+    from tensorweave.ops.variable_scope import stored_variables
 
     found = {v.op.name: v for v in get_collection(GraphKeys.GLOBAL_VARIABLES)}
-    found.update(_get_default_variable_store()._vars)
+    found.update(stored_variables())
     return found
 
 

@@ -14,7 +14,7 @@ import time
 
 from tensorweave import errors
 
-__all__ = ["Coordinator"]
+__all__ = ["Coordinator", "LooperThread"]
 
 
 class Coordinator:
@@ -118,3 +118,53 @@ class Coordinator:
         with self._lock:
             if self._exc_info_to_raise:
                 raise self._exc_info_to_raise[1].with_traceback(self._exc_info_to_raise[2])
+
+
+class LooperThread(threading.Thread):
+    """A daemon thread that calls `run_loop()` every `timer_interval_secs` (first call at
+    once; back-to-back when None) until `coord` stops; an exception stops the coordinator.
+
+    Either pass `target` (called with `args`/`kwargs`) or subclass and override `run_loop`.
+    """
+
+    def __init__(self, coord, timer_interval_secs, target=None, args=None, kwargs=None):
+        if not isinstance(coord, Coordinator):
+            raise ValueError(f"'coord' argument must be a Coordinator: {coord}")
+        super().__init__()
+        self.daemon = True
+        self._coord = coord
+        self._timer_interval_secs = timer_interval_secs
+        self._target = target
+        self._args, self._kwargs = args or (), kwargs or {}
+        coord.register_thread(self)
+
+    @staticmethod
+    def loop(coord, timer_interval_secs, target, args=None, kwargs=None):
+        """Starts and returns a LooperThread calling `target`."""
+        looper = LooperThread(coord, timer_interval_secs, target=target, args=args,
+                              kwargs=kwargs)
+        looper.start()
+        return looper
+
+    def run(self):
+        with self._coord.stop_on_exception():
+            self.start_loop()
+            if self._timer_interval_secs is None:
+                while not self._coord.should_stop():
+                    self.run_loop()
+            else:
+                next_time = time.time()
+                while not self._coord.wait_for_stop(max(0.0, next_time - time.time())):
+                    next_time += self._timer_interval_secs
+                    self.run_loop()
+            self.stop_loop()
+
+    def start_loop(self) -> None:
+        """Called once when the thread starts."""
+
+    def stop_loop(self) -> None:
+        """Called once when the thread ends."""
+
+    def run_loop(self) -> None:
+        if self._target:
+            self._target(*self._args, **self._kwargs)

@@ -208,8 +208,29 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
         return math_ops.multiply(lr, decayed, name=scope)
 
 
+def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0,
+                              variance_decay=0.55, num_periods=0.5, alpha=0.0, beta=0.001,
+                              name=None):
+    """linear_cosine_decay with Gaussian noise of variance initial_variance /
+    (1 + step)^variance_decay added to the linear part (a new draw every evaluation)."""
+    from tensorweave.ops import random_ops
+
+    _require_step(global_step, "noisy_linear_cosine_decay")
+    with get_default_graph().name_scope(name or "NoisyLinearCosineDecay") as scope:
+        lr, (decay_steps, initial_variance, variance_decay, num_periods, alpha, beta), step = \
+            _start(learning_rate, global_step, decay_steps, initial_variance, variance_decay,
+                   num_periods, alpha, beta)
+        step = math_ops.minimum(step, decay_steps)
+        linear_decayed = (decay_steps - step) / decay_steps
+        variance = initial_variance / math_ops.pow(1.0 + step, variance_decay)
+        noise = random_ops.random_normal(linear_decayed.shape, stddev=math_ops.sqrt(variance))
+        fraction = 2.0 * num_periods * (step / decay_steps)
+        decayed = (alpha + linear_decayed + noise) * _cosine(fraction) + beta
+        return math_ops.multiply(lr, decayed, name=scope)
+
+
 __all__ = [
     "exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",
     "piecewise_constant", "piecewise_constant_decay", "cosine_decay", "cosine_decay_restarts",
-    "linear_cosine_decay",
+    "linear_cosine_decay", "noisy_linear_cosine_decay",
 ]

@@ -18,7 +18,9 @@ Gradients come from `tensorweave.autodiff.gradients.gradients`, imported when fi
 from __future__ import annotations
 
 from tensorweave import dtypes
+from tensorweave.autodiff.gradients import gradients
 from tensorweave.framework.graph import GraphKeys, get_collection, get_default_graph
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import control_flow_ops, control_flow_util, state_ops, variable_scope
@@ -27,27 +29,12 @@ from tensorweave.ops.variables import Variable, trainable_variables
 _STREAMING_MODEL_PORTS = "streaming_model_ports"
 
 
-# -- IndexedSlices (defined by the autodiff family; looked up lazily) --------------------------
-def _indexed_slices_type():
-    try:
-        from tensorweave.framework.indexed_slices import IndexedSlices
-    except ImportError:
-        return None
-    return IndexedSlices
-
-
 def is_indexed_slices(value) -> bool:
-    """Whether `value` is an `IndexedSlices` (False while that class does not exist yet)."""
-    cls = _indexed_slices_type()
-    return cls is not None and isinstance(value, cls)
+    return isinstance(value, IndexedSlices)
 
 
-def make_indexed_slices(values, indices, dense_shape=None):
-    cls = _indexed_slices_type()
-    if cls is None:
-        raise NotImplementedError("tensorweave.framework.indexed_slices.IndexedSlices is "
-                                  "not available yet")
-    return cls(values, indices, dense_shape)
+def make_indexed_slices(values, indices, dense_shape=None) -> IndexedSlices:
+    return IndexedSlices(values, indices, dense_shape)
 
 
 def _convert_grad(g):
@@ -74,16 +61,6 @@ def _deduplicate_indexed_slices(values, indices):
 def _var_key(var):
     """The slot-table key of `var`: (graph, op name)."""
     return (var.op.graph, var.op.name)
-
-
-def _gradients(loss, var_refs, **kwargs):
-    try:
-        from tensorweave.autodiff.gradients import gradients
-    except ImportError as e:
-        raise NotImplementedError(
-            "compute_gradients needs tensorweave.autodiff.gradients.gradients, which is not "
-            f"available yet ({e})") from e
-    return gradients(loss, var_refs, **kwargs)
 
 
 # -- slot creation (TF's slot_creator) ---------------------------------------------------------
@@ -299,7 +276,7 @@ class Optimizer:
         processors = [_get_processor(v) for v in var_list]
         if not var_list:
             raise ValueError("No variables to optimize.")
-        grads = _gradients(loss, [p.target() for p in processors], grad_ys=grad_loss,
+        grads = gradients(loss, [p.target() for p in processors], grad_ys=grad_loss,
                            gate_gradients=gate_gradients == Optimizer.GATE_OP,
                            aggregation_method=aggregation_method,
                            colocate_gradients_with_ops=colocate_gradients_with_ops)

@@ -143,7 +143,7 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
                         collection=GraphKeys.QUEUE_RUNNERS) -> list:
     """Starts the threads of every QueueRunner in `collection` of `sess`'s graph."""
     if sess is None:
-        from tensorweave.client.session import get_default_session
+        from tensorweave.framework.default_session import get_default_session
         sess = get_default_session()
         if sess is None:
             raise ValueError("Cannot start queue runners: No default session is "

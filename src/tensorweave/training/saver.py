@@ -35,6 +35,7 @@ from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.scopes import name_scope
 from tensorweave.ops import array_ops, io_ops, state_ops
 from tensorweave.ops.apply import apply_op
+from tensorweave.ops.registry import op_traits
 from tensorweave.proto import saver_pb2
 from tensorweave.runtime import device as device_lib
 from tensorweave.runtime.kernels.cpu import io as io_kernels
@@ -44,7 +45,6 @@ from tensorweave.training.checkpoint import state as ckpt_state
 from tensorweave.training.checkpoint.bundle import BundleReader, normalize_prefix
 
 _LOG = logging.getLogger("tensorweave")
-_VARIABLE_OPS = frozenset(["Variable", "VariableV2", "AutoReloadVariable"])
 SaverDef = saver_pb2.SaverDef
 
 
@@ -73,7 +73,8 @@ def _ref_tensor(value, name=None) -> Tensor:
     """
     if hasattr(value, "_ref") and callable(value._ref):
         return value._ref()
-    if isinstance(value, Tensor) and value.op.type in _VARIABLE_OPS:
+    if (isinstance(value, Tensor) and value.dtype.is_ref_dtype
+            and op_traits(value.op.type).variable):
         return value
     what = f" (for name {name!r})" if name else ""
     raise TypeError(f"Variable to save is not a Variable{what}: {value!r}")
@@ -468,6 +469,19 @@ class Saver:
         step = _step_value(sess, global_step)
         return f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
 
+    def _run_save(self, sess, save_path: str, checkpoint_file: str) -> str:
+        """Runs the save op; returns the prefix it wrote. Raises ValueError (as TF) when the
+        op fails because the parent directory of `save_path` is missing."""
+        try:
+            out = sess.run(self.saver_def.save_tensor_name,
+                           {self.saver_def.filename_tensor_name: checkpoint_file})
+        except (errors.NotFoundError, errors.FailedPreconditionError) as e:
+            if not os.path.isdir(os.path.dirname(save_path) or "."):
+                raise ValueError(f"Parent directory of {save_path} doesn't exist, can't "
+                                 "save.") from e
+            raise
+        return out.decode() if isinstance(out, bytes) else str(out)
+
     def save(self, sess, save_path, global_step=None, latest_filename=None,
              meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
              strip_default_attrs=False, save_debug_info=False):
@@ -480,7 +494,11 @@ class Saver:
         Raises:
           RuntimeError: `defer_build` and `build()` was not called.
           TypeError: `sess` is not a session.
-          ValueError: `latest_filename` has a directory or collides with `save_path`.
+          ValueError: `latest_filename` has a directory or collides with `save_path`; the
+            parent directory of `save_path` does not exist (as TF: the save op creates only
+            the checkpoint's own directory, one level, so `save_path`'s parent must exist).
+          PermissionDeniedError, ResourceExhaustedError, ...: the errno's TF class when the
+            files cannot be written (`errors.from_os_error`).
         """
         del save_debug_info
         if not self._is_built:
@@ -494,9 +512,7 @@ class Saver:
         checkpoint_file = self._checkpoint_file(sess, save_path, global_step, latest_filename)
         path = None
         if not self._is_empty:
-            out = sess.run(self.saver_def.save_tensor_name,
-                           {self.saver_def.filename_tensor_name: checkpoint_file})
-            path = out.decode() if isinstance(out, bytes) else str(out)
+            path = self._run_save(sess, save_path, checkpoint_file)
         if write_meta_graph:
             with sess.graph.as_default():
                 self.export_meta_graph(ckpt_state.meta_graph_filename(checkpoint_file,

@@ -1,10 +1,22 @@
-"""`tf.data.experimental` transformations: `ignore_errors`."""
+"""`tf.data.experimental` transformations and sources: `ignore_errors`, `scan`,
+`map_and_batch`, `parallel_interleave`, `get_single_element`, `CsvDataset`,
+`make_csv_dataset`; and `tf.data.Options` with `get_output_types/shapes/classes`.
+"""
 
 from __future__ import annotations
 
 import itertools
 
-from tensorweave.data.dataset import Dataset
+import numpy as np
+
+from tensorweave import dtypes
+from tensorweave.data import structure as nest
+from tensorweave.data.dataset import Dataset, _i64
+from tensorweave.data.structure import Spec
+from tensorweave.framework import function
+from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops.apply import apply_op
+from tensorweave.shapes import TensorShape
 
 _ids = itertools.count()
 
@@ -32,4 +44,176 @@ def ignore_errors(log_warning=True):
     return apply
 
 
-__all__ = ["ignore_errors"]
+# -- scan -----------------------------------------------------------------------------------
+def _trace_scan(dataset: Dataset, state, scan_func):
+    """Traces scan_func(state, element) -> (new_state, output); returns (traced, n_state,
+    output structure)."""
+    state_specs = nest.map_structure(lambda t: Spec(t.dtype.base_dtype, t.shape), state)
+    flat_state = nest.flatten(state_specs)
+    sig = [(s.dtype, s.shape) for s in flat_state + nest.flatten(dataset._structure)]
+    holder = {}
+
+    def call(f, args):
+        st = nest.pack(state_specs, args[:len(flat_state)])
+        el = nest.pack(dataset._structure, args[len(flat_state):])
+        plain_tuple = isinstance(el, tuple) and not hasattr(el, "_fields")
+        result = nest.normalize(f(st, *el) if plain_tuple else f(st, el))
+        if not isinstance(result, tuple) or len(result) != 2:
+            raise TypeError("scan_func must return a pair (new_state, output)")
+        return result
+
+    def flat_outputs(result):
+        new_state, output = (nest.map_structure(convert_to_tensor, r) for r in result)
+        holder["output"] = output
+        new_flat = nest.flatten(new_state)
+        if [t.dtype.base_dtype for t in new_flat] != [s.dtype for s in flat_state]:
+            raise TypeError("The element types for the new state must match the initial "
+                            "state.")
+        return new_flat + nest.flatten(output)
+
+    traced = function.trace(scan_func, sig, flatten=(call, flat_outputs))
+    outs = list(zip(traced.output_dtypes, traced.output_shapes))[len(flat_state):]
+    structure = nest.pack(holder["output"], [Spec(dt, s) for dt, s in outs])
+    return traced, flat_state, structure
+
+
+def scan(initial_state, scan_func):
+    """A transformation: carries a state through the elements; scan_func(state, element)
+    returns (new_state, output_element) (ScanDataset)."""
+
+    def apply(dataset: Dataset) -> Dataset:
+        state = nest.map_structure(convert_to_tensor, initial_state)
+        traced, _, structure = _trace_scan(dataset, state, scan_func)
+        f = function.add_to_graph(dataset._variant_tensor.graph, traced)
+        return dataset._derive("ScanDataset", nest.flatten(state), list(traced.captures),
+                               structure=structure, f=f)
+
+    return apply
+
+
+# -- composites -----------------------------------------------------------------------------
+def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
+                  num_parallel_calls=None):
+    """map(map_func) then batch(batch_size): the fused transformation's results."""
+    parallel = num_parallel_calls or num_parallel_batches
+
+    def apply(dataset: Dataset) -> Dataset:
+        return dataset.map(map_func, num_parallel_calls=parallel).batch(
+            batch_size, drop_remainder=drop_remainder)
+
+    return apply
+
+
+def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
+                        buffer_output_elements=None, prefetch_input_elements=None):
+    """interleave(map_func, cycle_length, block_length) in its deterministic order (the order
+    TF gives with sloppy=False; with sloppy=True any order is allowed, so this one is too)."""
+
+    def apply(dataset: Dataset) -> Dataset:
+        return dataset.interleave(map_func, cycle_length=cycle_length,
+                                  block_length=block_length)
+
+    return apply
+
+
+def get_single_element(dataset: Dataset):
+    """The only element of `dataset` (InvalidArgumentError at run time if it has none or
+    more than one) (DatasetToSingleElement)."""
+    if not isinstance(dataset, Dataset):
+        raise TypeError("`dataset` must be a `tf.data.Dataset` object.")
+    flat = nest.flatten(dataset._structure)
+    op = apply_op("DatasetToSingleElement", dataset._variant_tensor,
+                  output_types=[s.dtype for s in flat],
+                  output_shapes=[s.shape for s in flat])[0][0].op
+    return nest.pack(dataset._structure, list(op.outputs))
+
+
+class Options:
+    """`tf.data.Options`: settings a pipeline may carry. Every setting is accepted and kept;
+    this runtime has no graph rewrites of datasets to switch, so none changes the results."""
+
+    def __init__(self):
+        self.experimental_deterministic = None
+        self.experimental_optimization = _Section()
+        self.experimental_threading = _Section()
+        self.experimental_distribute = _Section()
+        self.experimental_slack = False
+
+    def merge(self, other: Options) -> Options:
+        out = Options()
+        out.__dict__.update({k: v for k, v in self.__dict__.items()})
+        out.__dict__.update({k: v for k, v in other.__dict__.items() if v is not None})
+        return out
+
+
+class _Section:
+    """An options group (`experimental_optimization` ...): any attribute, default None."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return None
+
+
+def with_options(dataset: Dataset, options: Options) -> Dataset:
+    """`dataset` with `options` attached (merged with any it had)."""
+    out = Dataset(dataset._variant_tensor, dataset._structure)
+    before = getattr(dataset, "_options", None)
+    out._options = before.merge(options) if before is not None else options
+    return out
+
+
+def get_output_types(dataset):
+    return dataset.output_types
+
+
+def get_output_shapes(dataset):
+    return dataset.output_shapes
+
+
+def get_output_classes(dataset):
+    return dataset.output_classes
+
+
+# -- CSV ------------------------------------------------------------------------------------
+_CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
+
+
+def _record_default(value):
+    if isinstance(value, dtypes.DType) or value in _CSV_TYPES:
+        return convert_to_tensor(np.zeros([0], dtypes.as_dtype(value).np_dtype)
+                                 if dtypes.as_dtype(value) != dtypes.string
+                                 else np.zeros([0], object), dtype=dtypes.as_dtype(value))
+    t = convert_to_tensor(value)
+    if t.dtype.base_dtype not in _CSV_TYPES:
+        raise TypeError(f"record_defaults must be of types {[d.name for d in _CSV_TYPES]}, "
+                        f"got {t.dtype.name}")
+    return t
+
+
+class CsvDataset(Dataset):
+    """The records of CSV files, one tuple of scalars per line (CSVDataset).
+
+    `record_defaults`: per selected column a dtype (the field is required) or a default
+    value (used for empty and `na_value` fields); `select_cols`: increasing column indices.
+    """
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None,
+                 header=False, field_delim=",", use_quote_delim=True, na_value="",
+                 select_cols=None):
+        defaults = [_record_default(v) for v in record_defaults]
+        structure = tuple(Spec(d.dtype.base_dtype, TensorShape([])) for d in defaults)
+        files = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
+        select = np.array(select_cols if select_cols is not None else [], np.int64)
+        v = apply_op("CSVDataset", files, convert_to_tensor(compression_type or ""),
+                     _i64(buffer_size or 4 << 20), convert_to_tensor(bool(header)),
+                     convert_to_tensor(field_delim), convert_to_tensor(bool(use_quote_delim)),
+                     convert_to_tensor(na_value), convert_to_tensor(select), defaults,
+                     output_types=[s.dtype for s in structure],
+                     output_shapes=[s.shape for s in structure])
+        super().__init__(v, structure)
+
+
+__all__ = ["CsvDataset", "Options", "get_output_classes", "get_output_shapes",
+           "get_output_types", "get_single_element", "ignore_errors", "map_and_batch",
+           "parallel_interleave", "scan", "with_options"]

@@ -2,7 +2,7 @@
 
 Each pass is a pure function `run(view: GraphView, ctx: PassContext) -> None` that edits a
 copy of the pruned graph and notes what it did in `ctx.report`. Passes are switched off by
-name (`PassContext.disabled`), from the session config:
+name (`PassContext.disabled`), from the session config (parsed in master/options.py):
 - TF's toggles: `graph_options.rewrite_options.<constant_folding | arithmetic_optimization |
   dependency_optimization | remapping | common_subgraph_elimination> = OFF`, and
   `graph_options.optimizer_options.opt_level = L0` (no folding, no CSE);
@@ -12,11 +12,13 @@ name (`PassContext.disabled`), from the session config:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tensorweave import ir
 from tensorweave.master.passes.graph_view import GraphView
+from tensorweave.registry import Registry, caller_site
 
 
 @dataclass
@@ -39,24 +41,26 @@ class Pass:
     algebra: str           # one line: what the pass rewrites
 
 
-PASSES: list[Pass] = []
+PASSES: Registry[str, Pass] = Registry("Optimization pass")
+
+# The run order of the built-in passes (each is master/passes/<name>.py): the one place it
+# is kept. Passes registered by users run after these, in registration order.
+ORDER = ("constant_folding", "arithmetic", "cse", "dependency", "remapper")
 
 
 def register_pass(name: str, algebra: str):
-    """Appends a pass to the ordered table (registration order is run order)."""
+    """Adds a pass to the table. Raises: AlreadyRegisteredError for a name taken."""
 
     def wrap(fn):
-        if any(p.name == name for p in PASSES):
-            raise ValueError(f"pass '{name}' already registered")
-        PASSES.append(Pass(name, fn, algebra))
+        PASSES.register(name, Pass(name, fn, algebra), caller_site(2))
         return fn
 
     return wrap
 
 
 def pass_names() -> list[str]:
-    _load()
-    return [p.name for p in PASSES]
+    """Every pass in run order."""
+    return [n for n in ORDER if n in PASSES] + [n for n in PASSES if n not in ORDER]
 
 
 def optimize(graph: ir.GraphDef, ctx: PassContext, only: list[str] | None = None,
@@ -66,57 +70,21 @@ def optimize(graph: ir.GraphDef, ctx: PassContext, only: list[str] | None = None
     Raises:
       ValueError: `only` names a pass that does not exist.
     """
-    _load()
-    table = {p.name: p for p in PASSES}
-    order = only if only else [p.name for p in PASSES]
+    order = list(only) if only else pass_names()
     for name in order:
-        if name not in table:
-            raise ValueError(f"Unknown optimization pass '{name}'; passes: {list(table)}")
+        if name not in PASSES:
+            raise ValueError(f"Unknown optimization pass '{name}'; passes: {pass_names()}")
     for name in order:
         if name in ctx.disabled:
             continue
         view = GraphView(graph, ctx.keep)
-        table[name].run(view, ctx)
+        PASSES[name].run(view, ctx)
         graph = view.to_graph()
         if stages is not None:
             stages.append((name, graph))
     return graph
 
 
-_TOGGLES = {
-    "constant_folding": "constant_folding",
-    "arithmetic_optimization": "arithmetic",
-    "dependency_optimization": "dependency",
-    "remapping": "remapper",
-    "common_subgraph_elimination": "cse",
-}
-
-
-def disabled_from_config(config) -> tuple[set[str], list[str] | None]:
-    """(disabled pass names, explicit pass list or None) from a ConfigProto or dict."""
-    if config is None:
-        return set(), None
-    if isinstance(config, dict):
-        return set(config.get("disabled_passes", ())), config.get("passes")
-    ro = config.graph_options.rewrite_options
-    off = {ours for field_name, ours in _TOGGLES.items() if getattr(ro, field_name) == 2}
-    if config.graph_options.optimizer_options.opt_level == -1:
-        off |= {"constant_folding", "cse"}
-    if ro.disable_meta_optimizer:
-        off |= set(_TOGGLES.values())
-    return off, list(ro.optimizers) or None
-
-
-ORDER = ["constant_folding", "arithmetic", "cse", "dependency", "remapper"]
-
-
-def _load() -> None:
-    from tensorweave.master.passes import (  # noqa: F401  (importing registers them)
-        arithmetic,
-        constant_folding,
-        cse,
-        dependency,
-        remapper,
-    )
-
-    PASSES.sort(key=lambda p: ORDER.index(p.name) if p.name in ORDER else len(ORDER))
+# NOTE: last, so each pass module finds PassContext and register_pass here when it registers.
+for _name in ORDER:
+    importlib.import_module(f"tensorweave.master.passes.{_name}")

@@ -12,12 +12,12 @@ import numpy as np
 
 from tensorweave import dtypes, ir
 from tensorweave.master.passes import PassContext, register_pass
-from tensorweave.master.passes.graph_view import CONTROL_FLOW_OPS, PROTECTED_OPS, GraphView
+from tensorweave.master.passes.graph_view import PROTECTED_OPS, GraphView, is_control_flow
 from tensorweave.ops.registry import OPS
 
 MAX_BYTES = 10 << 20
-_NEVER = PROTECTED_OPS | CONTROL_FLOW_OPS | {"Placeholder", "PlaceholderWithDefault",
-                                               "Const", "NoOp", "Print", "Assert"}
+_NEVER = PROTECTED_OPS | {"Placeholder", "PlaceholderWithDefault", "Const", "NoOp", "Print",
+                          "Assert"}
 _SHAPE_OPS = {"Shape": np.int32, "Size": np.int32, "Rank": np.int32}
 
 
@@ -49,12 +49,13 @@ def run(view: GraphView, ctx: PassContext) -> None:
 def _in_cond(view: GraphView, node: ir.NodeDef) -> bool:
     """Shape of a tensor that may be dead: keep a control edge to it (deadness flows)."""
     src = view.producer(node.inputs[0])
-    return src is not None and (src.op in CONTROL_FLOW_OPS or bool(src.control_inputs()))
+    return src is not None and (is_control_flow(src.op) or bool(src.control_inputs()))
 
 
 def _foldable(node: ir.NodeDef) -> bool:
     op_def = OPS.get(node.op)
     return (op_def is not None and not op_def.stateful and node.op not in _NEVER
+            and not is_control_flow(node.op)
             and not any(s.is_ref for s in op_def.inputs) and len(op_def.outputs) >= 1)
 
 
@@ -74,8 +75,8 @@ def _fold(view: GraphView, node: ir.NodeDef, values) -> list | None:
 
 
 def _evaluate(node: ir.NodeDef, args: list) -> list:
+    from tensorweave.ops.registry import arg_dtypes, full_attrs
     from tensorweave.runtime.kernels.registry import KernelNode, lookup_kernel
-    from tensorweave.runtime.plan import arg_dtypes, full_attrs
 
     op_def = OPS.get(node.op)
     attrs = full_attrs(op_def, node.attrs)

@@ -11,7 +11,7 @@ import numpy as np
 
 from tensorweave import ir
 from tensorweave.master.passes import PassContext, register_pass
-from tensorweave.master.passes.graph_view import CONTROL_FLOW_OPS, PROTECTED_OPS, GraphView
+from tensorweave.master.passes.graph_view import PROTECTED_OPS, GraphView, is_control_flow
 from tensorweave.ops.registry import OPS
 
 
@@ -67,7 +67,7 @@ def _dedupe(inputs: list[str]) -> list[str]:
 def _key(node, device):
     op_def = OPS.get(node.op)
     if (op_def is None or op_def.stateful or node.op in PROTECTED_OPS
-            or node.op in CONTROL_FLOW_OPS
+            or is_control_flow(node.op)
             or any(s.is_ref for s in op_def.inputs + op_def.outputs)):
         return None
     try:

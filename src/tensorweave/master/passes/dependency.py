@@ -15,8 +15,8 @@ from collections import deque
 
 from tensorweave import dtypes, ir
 from tensorweave.master.passes import PassContext, register_pass
-from tensorweave.master.passes.graph_view import CONTROL_FLOW_OPS, PROTECTED_OPS, GraphView
-from tensorweave.ops.registry import OPS
+from tensorweave.master.passes.graph_view import PROTECTED_OPS, GraphView, is_control_flow
+from tensorweave.ops.registry import OPS, op_traits
 
 _FORWARDERS = frozenset(["Identity", "Snapshot", "StopGradient", "PreventGradient"])
 
@@ -57,7 +57,7 @@ def _waited_for_only(view: GraphView, node: ir.NodeDef) -> bool:
         return False
     op_def = OPS.get(node.op)
     return not (op_def is None or op_def.stateful or node.op in PROTECTED_OPS
-                or node.op == "NoOp" or node.op in CONTROL_FLOW_OPS or "Queue" in node.op
+                or node.op == "NoOp" or is_control_flow(node.op) or "Queue" in node.op
                 or any(s.is_ref or s.dtype == dtypes.resource for s in op_def.inputs)
                 or any(s.is_ref for s in op_def.outputs))
 
@@ -76,14 +76,14 @@ def _to_noop(view: GraphView, node: ir.NodeDef) -> ir.NodeDef:
 
 def _removable_identity(view: GraphView, node: ir.NodeDef, ctx: PassContext) -> bool:
     src = view.producer(node.inputs[0])
-    if src is None or src.op in CONTROL_FLOW_OPS or src.op in ("VariableV2", "Variable"):
+    if src is None or is_control_flow(src.op) or op_traits(src.op).variable:
         return False
     dev = ctx.placement.get(node.name, node.device)
     if ctx.placement.get(src.name, src.device) != dev:
         return False
     for c in view.consumers(node.name):
         cn = view.nodes[c]
-        if cn.op in CONTROL_FLOW_OPS or ctx.placement.get(c, cn.device) != dev:
+        if is_control_flow(cn.op) or ctx.placement.get(c, cn.device) != dev:
             return False
     return True
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from tensorweave import ir
+from tensorweave.ops.registry import op_traits
 
 PROTECTED_OPS = frozenset(["_Arg", "_Retval", "_Send", "_Recv"])
-CONTROL_FLOW_OPS = frozenset([
-    "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
-    "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger",
-])
+
+
+def is_control_flow(op_type: str) -> bool:
+    return op_traits(op_type).control_flow
 
 
 class GraphView:
@@ -58,7 +59,7 @@ class GraphView:
         return shapes[slot] if shapes and slot < len(shapes) else None
 
     def has_control_flow(self) -> bool:
-        return any(n.op in CONTROL_FLOW_OPS for n in self.nodes.values())
+        return any(is_control_flow(n.op) for n in self.nodes.values())
 
     # -- edits --------------------------------------------------------------------------------
     def invalidate(self) -> None:

@@ -21,11 +21,11 @@ input is persistent (a constant or variable).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tensorweave import errors
+from tensorweave.registry import Registry, caller_site
 
 
 @dataclass
@@ -56,7 +56,7 @@ class KernelNode:
         return self.attrs.get(name, default)
 
 
-_KERNELS: dict[tuple[str, str], KernelDef] = {}
+_KERNELS: Registry[tuple[str, str], KernelDef] = Registry("Kernel")
 
 
 def register_kernel(op: str, device_type: str = "CPU", *, context: bool = False,
@@ -64,18 +64,18 @@ def register_kernel(op: str, device_type: str = "CPU", *, context: bool = False,
     """Decorator registering a kernel factory for `op` on `device_type`.
 
     Raises:
-      ValueError: a kernel for (op, device_type) already exists (the message says where).
+      AlreadyRegisteredError (a ValueError): a kernel for (op, device_type) already exists
+        (the message says where).
     """
 
     def wrap(factory):
         key = (op, device_type)
         first = _KERNELS.get(key)
-        if first is not None:
-            raise ValueError(f"Kernel for op '{op}' on {device_type} already registered at "
-                             f"{first.defined_at}")
-        f = sys._getframe(1)
-        _KERNELS[key] = KernelDef(op, device_type, factory, context, forwards_input,
-                                  f"{f.f_code.co_filename}:{f.f_lineno}")
+        msg = None if first is None else (
+            f"Kernel for op '{op}' on {device_type} already registered at {first.defined_at}")
+        site = caller_site(2)
+        _KERNELS.register(key, KernelDef(op, device_type, factory, context, forwards_input,
+                                         site), site, msg)
         return factory
 
     return wrap

@@ -8,24 +8,25 @@ lengths taken as little-endian uint32 (uint64 above 4 GiB), then all the bytes; 
 checksum covers the uint32 lengths, that 4-byte checksum and the bytes. Every other entry's
 checksum is the masked CRC-32C of its bytes.
 
-Writes are atomic: data and index go to `*.tempstate<random>` files that are renamed into
-place (data first, index last), so a reader never sees a half-written checkpoint.
+Writes are atomic with one commit point, the rename of the index (`commit.py` argues the
+design): the new data never takes a name the committed index refers to, so a reader, or a
+writer killed at any step, always finds the previous checkpoint or the new one whole.
 """
 
 from __future__ import annotations
 
 import mmap
 import os
-import random
 import re
+import shutil
 import threading
 
 import numpy as np
 
 from tensorweave import dtypes, errors
 from tensorweave.proto import tensor_bundle_pb2, tensor_shape_pb2
+from tensorweave.training.checkpoint import commit, strings
 from tensorweave.training.checkpoint import crc as crc32c
-from tensorweave.training.checkpoint import strings
 from tensorweave.training.checkpoint.table import TableBuilder, read_table
 
 HEADER_KEY = b""
@@ -52,15 +53,8 @@ def normalize_prefix(path) -> str:
     return _SUFFIX.sub("", os.fspath(path))
 
 
-def _temp_name(path: str) -> str:
-    return f"{path}.tempstate{random.getrandbits(63)}"
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.remove(path)
-    except OSError:
-        pass
+_temp_name = commit.temp_name
+_remove_quietly = commit.remove_quietly
 
 
 # -- dtypes ----------------------------------------------------------------------------------
@@ -106,26 +100,32 @@ class BundleWriter:
         with BundleWriter("/tmp/model.ckpt-1") as w:
             w.add("dense/kernel", np.ones((3, 2), np.float32))
 
-    Leaving the `with` block by an exception (or calling `abort()`) removes the temporary
-    files and leaves any previous checkpoint at `prefix` untouched. Not thread-safe.
+    The prefix's directory is created when missing, one level only (as TF's SaveV2: its
+    parent must exist). Raises (constructor) the errno's TF class (`errors.from_os_error`):
+    NotFoundError (a missing parent), PermissionDeniedError, FailedPreconditionError (a file
+    where a directory should be), ...
+
+    `finish` commits atomically (see `commit.py`): replacing a checkpoint at `prefix`, the
+    previous one stays readable until the index rename, the new one from then on. Leaving the
+    `with` block by an exception (or calling `abort()`) removes the temporary files and
+    leaves any previous checkpoint at `prefix` untouched. Opening a writer removes what killed
+    saves left in the directory (`commit.sweep`). Not thread-safe.
     """
 
-    def __init__(self, prefix, shard: int = 0, num_shards: int = 1):
+    def __init__(self, prefix):
         self._prefix = os.fspath(prefix)
-        self._shard, self._num_shards = shard, num_shards
-        self._data_path = data_filename(self._prefix, shard, num_shards)
-        self._tmp_data = _temp_name(self._data_path)
+        self._tmp_data = _temp_name(data_filename(self._prefix, 0, 1))
         self._entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto] = {}
         self._offset = 0
         self._done = False
         parent = os.path.dirname(self._prefix)
         try:
-            if parent:
-                os.makedirs(parent, exist_ok=True)
+            _make_parent(parent)
+            commit.sweep(self._prefix)
             self._f = open(self._tmp_data, "wb", buffering=0)
         except OSError as e:
-            raise errors.NotFoundError(
-                None, None, f"Failed to create checkpoint file {self._data_path}: {e}") from e
+            raise errors.from_os_error(e, f"Failed to create checkpoint file "
+                                          f"{data_filename(self._prefix, 0, 1)}") from e
 
     @property
     def prefix(self) -> str:
@@ -150,7 +150,7 @@ class BundleWriter:
         else:
             size, checksum = self._write_numeric(self._as_storage(key, array, dtype))
         self._entries[key] = tensor_bundle_pb2.BundleEntryProto(
-            dtype=dtype.as_datatype_enum, shape=_shape_proto(array.shape), shard_id=self._shard,
+            dtype=dtype.as_datatype_enum, shape=_shape_proto(array.shape), shard_id=0,
             offset=self._offset, size=size, crc32c=crc32c.mask(checksum))
         self._offset += size
 
@@ -189,7 +189,7 @@ class BundleWriter:
             view = view[n:]
 
     def finish(self) -> None:
-        """Renames the data file into place, then writes and renames the index.
+        """Writes the index, then commits data and index (`commit.commit`).
 
         Raises:
           OSError (after removing the temporary files) when a file cannot be written.
@@ -200,10 +200,11 @@ class BundleWriter:
         tmp_index = _temp_name(index_filename(self._prefix))
         try:
             self._f.close()
-            os.replace(self._tmp_data, self._data_path)
+            num_shards = commit.layout(self._prefix, 1)
             with open(tmp_index, "wb") as f:
-                write_index(f, self._entries, self._num_shards)
-            os.replace(tmp_index, index_filename(self._prefix))
+                write_index(f, self._entries, num_shards)
+            moves = [(self._tmp_data, data_filename(self._prefix, 0, num_shards))]
+            commit.commit(self._prefix, tmp_index, moves, num_shards, 1)
         except BaseException:
             _remove_quietly(self._tmp_data)
             _remove_quietly(tmp_index)
@@ -226,6 +227,16 @@ class BundleWriter:
             self.abort()
 
 
+def _make_parent(parent: str) -> None:
+    """Creates `parent`, one level, as TF's SaveV2 (its own parent must exist); a file in
+    its place is left for the data file's open to fail on (ENOTDIR), as in TF."""
+    if parent and not os.path.isdir(parent):
+        try:
+            os.mkdir(parent)
+        except FileExistsError:
+            pass
+
+
 def write_index(f, entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto],
                 num_shards: int) -> None:
     """Writes the `.index` table: the header under key "", then the entries sorted by name."""
@@ -243,6 +254,8 @@ def write_index(f, entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto],
 class BundleReader:
     """Reads a V2 checkpoint: its entries up front, tensor bytes on demand (checksums checked).
 
+    The index and the data files are opened by the constructor, so a reader keeps reading the
+    generation it opened even when a save replaces the checkpoint meanwhile.
     Thread-safety: `get_tensor` may be called from several threads at once.
 
     Raises (constructor):
@@ -267,6 +280,17 @@ class BundleReader:
         self._fds: dict[int, int] = {}
         self._maps: dict[int, mmap.mmap] = {}
         self._lock = threading.Lock()
+        self._open_shards()
+
+    def _open_shards(self) -> None:
+        """Opens the data files now, beside the index just read: a save that commits a new
+        generation at this prefix and removes the old data files meanwhile cannot take them
+        from this reader. A missing file is reported when a tensor in it is read."""
+        for shard in sorted({e.shard_id for e in self._entries.values()}):
+            try:
+                self._fd(shard)
+            except errors.NotFoundError:
+                pass
 
     @property
     def prefix(self) -> str:
@@ -502,9 +526,10 @@ def merge_bundles(prefixes, destination: str, delete_old_dirs: bool = True,
                   allow_missing_files: bool = False) -> None:
     """Merges the bundles `prefixes` into one at `destination` (TF's MergeBundles).
 
-    Data files are renamed (never copied) to `destination.data-i-of-n`; the merged index is
-    written atomically; the old index files are deleted, and with `delete_old_dirs` their
-    directories too when empty.
+    Data files are renamed (never copied; hard-linked when a source is `destination` itself)
+    to `destination.data-i-of-n`, and the merged index commits atomically as `BundleWriter`'s
+    (`commit.py`: a checkpoint already at `destination` stays readable until then). The old
+    index files are deleted, and with `delete_old_dirs` their directories too when empty.
 
     Raises:
       NotFoundError: a bundle is missing (unless `allow_missing_files`), or all are.
@@ -513,7 +538,7 @@ def merge_bundles(prefixes, destination: str, delete_old_dirs: bool = True,
     readers = _present_bundles(prefixes, allow_missing_files)
     total = sum(r.num_shards for r in readers)
     entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto] = {}
-    renames, base = [], 0
+    sources, base = [], 0
     for r in readers:
         for name in r.names():
             key = name.encode("utf-8", "surrogateescape")
@@ -524,11 +549,10 @@ def merge_bundles(prefixes, destination: str, delete_old_dirs: bool = True,
             e.CopyFrom(r.entry(name))
             e.shard_id += base
             entries[key] = e
-        renames += [(data_filename(r.prefix, i, r.num_shards),
-                     data_filename(destination, base + i, total)) for i in range(r.num_shards)]
+        sources += [data_filename(r.prefix, i, r.num_shards) for i in range(r.num_shards)]
         base += r.num_shards
         r.close()
-    _finish_merge(readers, renames, entries, destination, total, delete_old_dirs)
+    _finish_merge(readers, sources, entries, destination, total, delete_old_dirs)
 
 
 def _present_bundles(prefixes, allow_missing: bool) -> list[BundleReader]:
@@ -542,17 +566,19 @@ def _present_bundles(prefixes, allow_missing: bool) -> list[BundleReader]:
     return readers
 
 
-def _finish_merge(readers, renames, entries, destination, total, delete_old_dirs) -> None:
+def _finish_merge(readers, sources, entries, destination, total, delete_old_dirs) -> None:
     parent = os.path.dirname(destination)
     if parent:
         os.makedirs(parent, exist_ok=True)
-    for src, dst in renames:
-        os.replace(src, dst)
+    commit.sweep(destination, keep={os.path.dirname(r.prefix) for r in readers})
+    num_shards = commit.layout(destination, total)
+    moves = [(_movable(src, destination), data_filename(destination, i, num_shards))
+             for i, src in enumerate(sources)]
     tmp = _temp_name(index_filename(destination))
     try:
         with open(tmp, "wb") as f:
-            write_index(f, entries, total)
-        os.replace(tmp, index_filename(destination))
+            write_index(f, entries, num_shards)
+        commit.commit(destination, tmp, moves, num_shards, total)
     except BaseException:
         _remove_quietly(tmp)
         raise
@@ -565,6 +591,19 @@ def _finish_merge(readers, renames, entries, destination, total, delete_old_dirs
                 os.rmdir(d)
             except OSError:
                 pass  # NOTE: best effort, as TF: a directory that is not empty stays
+
+
+def _movable(src: str, destination: str) -> str:
+    """`src`, or a hard link (else a copy) of it when it belongs to the checkpoint committed
+    at `destination`, which must stay whole until the commit."""
+    if normalize_prefix(os.path.abspath(src)) != os.path.abspath(destination):
+        return src
+    tmp = _temp_name(src)
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
+    return tmp
 
 
 __all__ = ["BundleWriter", "BundleReader", "merge_bundles", "data_filename", "index_filename",

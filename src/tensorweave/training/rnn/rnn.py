@@ -104,7 +104,7 @@ def _maybe_tensor_shape_from_tensor(shape):
 
 def should_cache() -> bool:
     """Variables get a caching device unless built inside a while loop (TF1's rule)."""
-    ctxt = get_default_graph()._control_flow_context
+    ctxt = get_default_graph().control_flow_context
     return ctxt is None or ctxt.get_while_context() is None
 
 

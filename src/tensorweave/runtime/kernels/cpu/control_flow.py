@@ -100,7 +100,7 @@ def summarize_value(value, max_entries: int) -> str:
     flat = arr.reshape(-1)
     limit = flat.size if max_entries < 0 else min(max_entries, flat.size)
     if arr.ndim == 0:
-        text = " ".join(_fmt_scalar(v) for v in flat[:limit])
+        text = " ".join(fmt_scalar(v) for v in flat[:limit])
     else:
         out: list[str] = []
         _print_dim(0, arr.shape, limit, flat, [0], out)
@@ -120,7 +120,7 @@ def _print_dim(dim, shape, limit, flat, pos, out) -> None:
                 return
             if i:
                 out.append(" ")
-            out.append(_fmt_scalar(flat[pos[0]]))
+            out.append(fmt_scalar(flat[pos[0]]))
             pos[0] += 1
         return
     for _ in range(shape[dim]):
@@ -132,9 +132,20 @@ def _print_dim(dim, shape, limit, flat, pos, out) -> None:
             out.append("]")
 
 
-def _fmt_scalar(v) -> str:
+_C_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"',
+              ord("'"): "\\'", ord("\\"): "\\\\"}
+
+
+def c_escape(data: bytes) -> str:
+    """TF's absl::CEscape: quotes, backslashes and \\n\\r\\t escaped, other unprintable
+    bytes as octal."""
+    return "".join(_C_ESCAPES.get(b) or (chr(b) if 32 <= b < 127 else f"\\{b:03o}")
+                   for b in data)
+
+
+def fmt_scalar(v) -> str:
     if isinstance(v, (bytes, np.bytes_)):
-        return bytes(v).decode("utf-8", "replace")
+        return c_escape(bytes(v))
     if isinstance(v, (bool, np.bool_)):
         return "1" if v else "0"
     if isinstance(v, (float, np.floating)):

@@ -124,16 +124,34 @@ def _text_line(node):
     return run
 
 
-def _fixed(path, header, size, footer, compression):
+def fixed_length_records(path, header, size, footer, compression, hop=0, strict=False):
+    """The records of a fixed-length-record file (decompressed first when `compression` is
+    ZLIB or GZIP): after `header` bytes and before the last `footer`, `size` bytes each, the
+    next starting `hop` bytes after the previous one (`size` when hop is 0).
+
+    Bytes that make no full record are dropped (TF's reader), or with `strict` (TF's
+    FixedLengthRecordDataset) refused: an uncompressed file before any record
+    (InvalidArgumentError), a compressed one after its full records (DataLossError)."""
     with _open_binary(path, compression) as f:
         data = f.read()
-    body = data[header:len(data) - footer if footer else len(data)]
-    n = len(body) // size
-    if len(body) % size:
-        log.warning("File %s: %d trailing bytes do not make a full record (ignored)", path,
-                    len(body) % size)
-    for i in range(n):
-        yield body[i * size:(i + 1) * size]
+    end = len(data) - footer
+    if strict and not hop and (end - header) % size:
+        error = errors.DataLossError if compression else errors.InvalidArgumentError
+        failure = error(None, None, f"Excluding the header ({header} bytes) and footer "
+                                    f"({footer} bytes), input file \"{path}\" has body length "
+                                    f"{end - header} bytes, which is not an exact multiple of "
+                                    f"the record length ({size} bytes).")
+        if not compression:
+            raise failure
+    else:
+        failure = None
+    step = hop or size
+    pos = header
+    while pos + size <= end:
+        yield data[pos:pos + size]
+        pos += step
+    if failure is not None:
+        raise failure
 
 
 @register_kernel("FixedLengthRecordDatasetV2")
@@ -146,7 +164,7 @@ def _fixed_length(node):
             raise errors.InvalidArgumentError(None, None, "record_bytes must be > 0 and "
                                                           "header/footer bytes >= 0")
         return GenDataset(lambda: FileRecordIterator(
-            paths, lambda p: _fixed(p, h, r, f, comp)))
+            paths, lambda p: fixed_length_records(p, h, r, f, comp, strict=True)))
     return run
 
 

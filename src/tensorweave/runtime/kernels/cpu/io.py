@@ -9,7 +9,6 @@ intact. Reading checks every checksum; missing names are reported all at once.
 from __future__ import annotations
 
 import difflib
-import errno
 
 import numpy as np
 
@@ -47,10 +46,7 @@ def _no_slices(slices: list[str], op: str) -> None:
 
 def _os_error(e: OSError, what: str) -> errors.OpError:
     """The TF error class of an OS error while touching checkpoint files."""
-    cls = {errno.ENOENT: errors.NotFoundError, errno.EACCES: errors.PermissionDeniedError,
-           errno.EPERM: errors.PermissionDeniedError,
-           errno.ENOSPC: errors.ResourceExhaustedError}.get(e.errno, errors.UnknownError)
-    return cls(None, None, f"{what}: {e}")
+    return errors.from_os_error(e, what)
 
 
 # -- SaveV2 / RestoreV2 ----------------------------------------------------------------------

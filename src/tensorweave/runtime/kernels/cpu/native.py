@@ -4,13 +4,16 @@ numpy runs one ufunc at a time over whole arrays, so a kernel of k ufuncs makes 
 through memory; on the tensors of a training step (several MB, larger than the caches) that
 traffic, not arithmetic, is the cost. These loops do the memory-bound kernels in one pass:
 ReluGrad, bias + activation epilogues, ApplyAdam, max pooling and its gradient, the patch
-matrix of a convolution and its adjoint, and a direct convolution for inputs with few
-channels. GEMMs stay with numpy's BLAS. In pool mode (`parallel.pool_mode`) the loops over a
-big batch's images (or a big ReluGrad's elements) are shared out to the kernel threads.
+matrix of a convolution and its adjoint, a direct convolution for inputs with few channels,
+and batch normalization (one pass for its statistics, summed in float64, one to apply).
+GEMMs stay with numpy's BLAS. In pool mode (`parallel.pool_mode`) the loops over a big
+batch's images (or a big ReluGrad's or batch norm's rows) are shared out to the kernel
+threads.
 
 Callers check `usable(*arrays)` (the module built, all arrays float32 and C-contiguous) and
 fall back to their numpy code otherwise; every loop computes what that numpy code computes
-(bit for bit where the numpy code is elementwise, up to summation order in convolutions).
+(bit for bit where the numpy code is elementwise, up to summation order in convolutions;
+batch norm's statistics are summed in float64, so they are closer to exact than numpy's).
 `TENSORWEAVE_NATIVE=0` in the environment, or `set_enabled(False)`, turns the loops off
 (benchmarks and tests compare both paths). The calls release the GIL. Thread-safe.
 """
@@ -81,6 +84,49 @@ def adam(var, m, v, g, alpha, one_minus_beta1, one_minus_beta2, beta1, epsilon,
     """ApplyAdam in place on var, m, v (same size as g); scalars as `_adam_scalars` gives."""
     _native.adam(var, m, v, g, g.size, float(alpha), float(one_minus_beta1),
                  float(one_minus_beta2), float(beta1), float(epsilon), bool(nesterov))
+
+
+# -- batch normalization ----------------------------------------------------------------------
+SUM_ROWS = 1 << 12   # rows per partial sum: a fixed split, so sums repeat on any thread count
+
+
+def channel_sums(a: np.ndarray, b: np.ndarray, shift: np.ndarray) -> tuple:
+    """(sum_r a[r], sum_r a[r] * (b[r] - shift)) per column of (rows, cols) arrays, float64.
+    Partial sums over fixed blocks of SUM_ROWS rows, added in block order (threads in pool
+    mode share the blocks): the result does not depend on the thread count."""
+    rows, cols = a.shape
+    shift = np.ascontiguousarray(shift, dtype=np.float32)
+    blocks = max(-(-rows // SUM_ROWS), 1)
+    s1, s2 = np.zeros((blocks, cols)), np.zeros((blocks, cols))
+
+    def part(lo, hi):
+        for k in range(lo, hi):
+            r0, r1 = k * SUM_ROWS, min((k + 1) * SUM_ROWS, rows)
+            _native.channel_sums(a[r0:r1], b[r0:r1], shift, s1[k], s2[k], r1 - r0, cols)
+    parallel.spread(blocks, part, a.size)
+    return s1.sum(axis=0), s2.sum(axis=0)
+
+
+def _by_rows(out: np.ndarray, fn) -> np.ndarray:
+    """fn(lo, hi) over row ranges of the (rows, cols) output, shared out in pool mode."""
+    parallel.spread(out.shape[0], fn, out.size)
+    return out
+
+
+def bn_forward(x: np.ndarray, mean, k, offset) -> np.ndarray:
+    """(x - mean) * k + offset per column of a (rows, cols) array (float32 vectors)."""
+    y, cols = np.empty_like(x), x.shape[1]
+    params = np.ascontiguousarray(np.stack([mean, k, offset]), dtype=np.float32)
+    return _by_rows(y, lambda lo, hi: _native.bn_forward(x[lo:hi], y[lo:hi], params,
+                                                         hi - lo, cols))
+
+
+def bn_backward(dy: np.ndarray, x: np.ndarray, mean, inv, a, b, c) -> np.ndarray:
+    """a * ((dy - b) - ((x - mean) * inv) * c) per column: FusedBatchNormGrad's dx."""
+    dx, cols = np.empty_like(x), x.shape[1]
+    params = np.ascontiguousarray(np.stack([mean, inv, a, b, c]), dtype=np.float32)
+    return _by_rows(dx, lambda lo, hi: _native.bn_backward(dy[lo:hi], x[lo:hi], dx[lo:hi],
+                                                           params, hi - lo, cols))
 
 
 # -- pooling ------------------------------------------------------------------------------------

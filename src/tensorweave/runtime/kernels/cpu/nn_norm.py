@@ -3,7 +3,9 @@
 Training: normalize with the biased batch variance; output the batch mean and the UNBIASED
 batch variance (blended as (1 - f) * running + f * batch when exponential_avg_factor f != 1);
 reserve_space_1/2 hold the batch mean and the biased variance for the gradient. Inference:
-normalize with the given mean and variance and pass them through. Arithmetic runs in float32.
+normalize with the given mean and variance and pass them through. Arithmetic runs in float32;
+with the compiled helper (`native`), float32 training passes take their per-channel sums in
+float64 in one pass over the data (numpy's path: float32 means, several passes).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.runtime.kernels.cpu import native
 from tensorweave.runtime.kernels.registry import register_kernel
 
 
@@ -86,10 +89,17 @@ def _batch_norm(node, v3: bool):
 
 def _train(p: _Layout, x2, scale, offset, run_mean, run_var, factor: float):
     n = x2.shape[0]
-    batch_mean = x2.mean(axis=0)
-    centered = x2 - batch_mean
-    batch_var = np.square(centered).mean(axis=0)
-    y = centered * (scale / np.sqrt(batch_var + p.eps)) + offset
+    if native.usable(x2) and n:
+        total, squares = native.channel_sums(x2, x2, np.zeros(x2.shape[1], np.float32))
+        mean64 = total / n
+        batch_mean = mean64.astype(np.float32)
+        batch_var = np.maximum(squares / n - mean64 * mean64, 0).astype(np.float32)
+        y = native.bn_forward(x2, batch_mean, scale / np.sqrt(batch_var + p.eps), offset)
+    else:
+        batch_mean = x2.mean(axis=0)
+        centered = x2 - batch_mean
+        batch_var = np.square(centered).mean(axis=0)
+        y = centered * (scale / np.sqrt(batch_var + p.eps)) + offset
     unbiased = batch_var * (n / max(n - 1, 1))
     if factor == 1.0:
         new_mean, new_var = batch_mean, unbiased
@@ -114,18 +124,31 @@ def _batch_norm_grad(node):
         scale, mean, variance = p.vec(scale), p.vec(mean), p.vec(variance)
         _check_vectors(x2.shape[1], scale=scale, reserve_space_1=mean, reserve_space_2=variance)
         inv = 1 / np.sqrt(variance + p.eps)
-        x_hat = (x2 - mean) * inv
-        d_offset = dy2.sum(axis=0)
-        d_scale = np.einsum("ij,ij->j", dy2, x_hat)
-        if p.training:
-            n = x2.shape[0]
-            dx = (scale * inv) * (dy2 - d_offset / n - x_hat * (d_scale / n))
+        if p.training and native.usable(dy2, x2) and x2.shape[0]:
+            d_offset, d_scale, dx = _grad_native(dy2, x2, scale, mean, inv)
         else:
-            dx = dy2 * (scale * inv)
+            x_hat = (x2 - mean) * inv
+            d_offset = dy2.sum(axis=0)
+            d_scale = np.einsum("ij,ij->j", dy2, x_hat)
+            if p.training:
+                n = x2.shape[0]
+                dx = (scale * inv) * (dy2 - d_offset / n - x_hat * (d_scale / n))
+            else:
+                dx = dy2 * (scale * inv)
         empty = np.zeros((0,), p.udtype)
         return p.back(dx, x), p.out_vec(d_scale), p.out_vec(d_offset), empty, empty
 
     return run
+
+
+def _grad_native(dy2, x2, scale, mean, inv):
+    """(d_offset, d_scale, dx) of a training batch norm: one pass for the two sums, one for dx."""
+    n = x2.shape[0]
+    sum_dy, sum_dy_xc = native.channel_sums(dy2, x2, mean)
+    d_offset = sum_dy.astype(np.float32)
+    d_scale = (sum_dy_xc * inv).astype(np.float32)
+    dx = native.bn_backward(dy2, x2, mean, inv, scale * inv, d_offset / n, d_scale / n)
+    return d_offset, d_scale, dx
 
 
 for _op in ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"):

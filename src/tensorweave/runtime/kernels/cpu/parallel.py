@@ -16,26 +16,25 @@ block exactly once before `for_blocks` returns (or raises the first exception of
 Worker index `w` lets callers keep per-thread scratch buffers. Thread-safe; nested calls, and
 calls while another thread's call has the crew, run on their own thread. Blocks run under
 the caller's numpy error state (np.errstate). The kernels use every CPU of the process (up
-to 8; `set_num_threads`, or TF's `ConfigProto.intra_op_parallelism_threads`).
+to 8, affinity and cgroup CPU quota counted: `cpus.py`; `set_num_threads`, or TF's
+`ConfigProto.intra_op_parallelism_threads`).
 
 Pool mode. OpenBLAS's worker threads busy-wait for ~0.1 s after every threaded GEMM, so a
 thread of ours started in that time shares its core with a spinner (measured on the 2-core
 benchmark machine: a half GEMM took twice as long, and BLAS-threaded GEMMs between the
-CNN's split convolutions made that step 15-50% slower). The two cannot be mixed; each step
-picks one (the executor calls `set_pool_mode` as it starts):
-- pool mode: BLAS on one thread, and the kernels split their work over the crew: `matmul`,
-  the convolutions a group of images per task (each core builds its patch matrix in its own
-  cache and multiplies it there), the pooling loops. For convolutional plans
-  (`plan_wants_pool`) and, from their second step on, plans that ran a GEMM of at least
-  `BIG_GEMM_FLOPS` (`saw_big_gemm`). Measured: the CNN benchmark step 0.80x the time with
-  BLAS-threaded GEMMs in a quiet period, 0.55x in the machine's slow spells; the
-  64-1024-1024-10 MLP step ~1% slower in a quiet period (its 1024^3 GEMMs split in halves:
-  each half packs its own copy of the shared operand), 8-12% faster in slow spells;
-- other steps with GEMMs run them on BLAS's own threads: the 64-256-256-10 MLP step, whose
-  small GEMMs are not worth splitting, was ~25% slower in pool mode. Steps without GEMMs or
-  convolutions (queue runners' enqueues, initializers) leave the mode as it is.
-`set_num_threads(1)` switches threads off: kernels run on the caller's thread and BLAS keeps its
-own thread count. A process that never enters pool mode keeps numpy's BLAS as it was.
+CNN's split convolutions made that step 15-50% slower), and so does any other process: with
+one busy neighbour on the 2-core machine, the 64-256-256-10 MLP step took 3-30 ms with
+BLAS's threads and 1.0-1.1 ms with one BLAS thread (TensorFlow beside it: 1.0-1.3 ms). So a
+step with GEMMs or convolutions runs in pool mode (the executor calls `set_pool_mode` as it
+starts): BLAS on one thread, and the kernels split their work over the crew, whose threads
+block, never spin: `matmul` (GEMMs worth splitting), the convolutions a group of images per
+task (each core builds its patch matrix in its own cache and multiplies it there), the
+pooling and batch-norm loops. On a quiet machine this costs the small-GEMM MLP step ~25%
+against BLAS's own threads (it stays well under TensorFlow's time) and gains the CNN step
+20-45%. Steps without GEMMs or convolutions (queue runners' enqueues, initializers) leave
+the mode as it is. `set_num_threads(1)` switches threads off: kernels run on the caller's
+thread and BLAS keeps its own thread count. A process that never enters pool mode keeps
+numpy's BLAS as it was.
 """
 
 from __future__ import annotations
@@ -47,6 +46,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from tensorweave.ops.traits import GEMM, POOL
+from tensorweave.runtime.kernels.cpu.cpus import cpu_count
 from tensorweave.runtime.kernels.cpu.crew import Crew
 
 BLOCK = 1 << 16          # elements per block: the ~6 float32 streams of Adam fit in L2
@@ -58,14 +59,6 @@ MIN_SPLIT_FLOPS = 1 << 25  # a GEMM below this (~0.3 ms on one core), whose oper
 _lock = threading.Lock()
 _crew: Crew | None = None
 _local = threading.local()
-
-
-def cpu_count() -> int:
-    """CPUs this process may run on (a natural `set_num_threads` argument)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 DEFAULT_THREADS = min(cpu_count(), 8)
@@ -91,44 +84,28 @@ def set_num_threads(n: int) -> None:
 
 
 # -- pool mode: who threads the GEMMs ----------------------------------------------------------
-POOL_OPS = frozenset({"Conv2D", "_FusedConv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"})
-GEMM_OPS = frozenset({"MatMul", "_FusedMatMul", "BatchMatMul", "BatchMatMulV2"})
-BIG_GEMM_FLOPS = 1 << 28   # a GEMM this big (~1.3 ms on two cores) puts its step in pool mode
-
 _blas: list = []           # threadpoolctl controllers of the loaded BLAS libraries
 _blas_own: list[int] = []  # their thread counts before we touched them
 _pool_mode = False         # kernels split work over our pool, BLAS on one thread
-_saw_big_gemm = False      # a GEMM of >= BIG_GEMM_FLOPS ran outside pool mode
 
 
-def plan_wants_pool(ops) -> bool | None:
-    """The mode for a step running these op types: pool mode (True) for convolutional steps,
-    BLAS's threads (False) for other steps with GEMMs, and None (leave the mode as it is) for
-    steps without either: an input pipeline's enqueue steps on their own threads, say, must
-    not flip the mode under a training step."""
-    ops = set(ops)
-    if not POOL_OPS.isdisjoint(ops):
-        return True
-    return False if not GEMM_OPS.isdisjoint(ops) else None
+def plan_wants_pool(classes) -> bool | None:
+    """The mode for a step whose ops have these compute classes (`OpTraits.compute_class`):
+    pool mode (True) for steps with convolutions or GEMMs, and None (leave the mode as it is)
+    for steps without either: an input pipeline's enqueue steps on their own threads, say,
+    must not flip the mode under a training step."""
+    classes = set(classes)
+    return True if POOL in classes or GEMM in classes else None
 
 
 def set_pool_mode(on: bool) -> None:
     """Enters or leaves pool mode (the executor calls this as each step starts; a no-op when
-    the mode does not change). The mode is process-wide: steps of both kinds running at the
-    same time get one mode or the other: their speed changes, and a GEMM may round its last
-    bits differently (BLAS's threaded and single-threaded paths sum in different orders)."""
-    global _pool_mode, _saw_big_gemm
-    _saw_big_gemm = False
+    the mode does not change). The mode is process-wide."""
+    global _pool_mode
     if on != _pool_mode:
         with _lock:
             _pool_mode = on
             _apply_blas_threads()
-
-
-def saw_big_gemm() -> bool:
-    """Whether a GEMM of >= BIG_GEMM_FLOPS ran outside pool mode since `set_pool_mode` (the
-    executor then runs that plan's later steps in pool mode)."""
-    return _saw_big_gemm
 
 
 def pool_mode() -> bool:
@@ -168,14 +145,11 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     round differently (ulps); the same parts every call, so results repeat exactly. Small
     ones run inline; skinny ones (a classifier layer: 1024x1024 @ 1024x10) are split for
     their memory traffic."""
-    global _saw_big_gemm
     m, k = a.shape
     n = b.shape[1]
     flops = 2 * m * n * k
     small = flops < MIN_SPLIT_FLOPS and m * k + k * n + m * n < MIN_PARALLEL
     if small or not pool_mode() or a.dtype != b.dtype or a.dtype.char not in "fd":
-        if flops >= BIG_GEMM_FLOPS and not _pool_mode:
-            _saw_big_gemm = True
         return np.matmul(a, b)
     threads = num_threads()
     y = np.empty((m, n), a.dtype)

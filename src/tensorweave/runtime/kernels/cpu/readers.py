@@ -182,6 +182,45 @@ class WholeFileReaderState(ReaderState):
                 from None
 
 
+class FixedLengthRecordReaderState(ReaderState):
+    """Records of `record_bytes` between a header and a footer, `hop_bytes` apart (0: back to
+    back); `encoding` ZLIB or GZIP decompresses the file first. Keys are "file:index"."""
+
+    kind = "FixedLengthRecordReader"
+
+    def __init__(self, name: str, header: int, record: int, footer: int, hop: int,
+                 encoding: str):
+        super().__init__(name)
+        if record <= 0 or header < 0 or footer < 0 or hop < 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"FixedLengthRecordReader: record_bytes must be > 0 and "
+                            f"header_bytes, footer_bytes, hop_bytes >= 0, got {record}, "
+                            f"{header}, {footer}, {hop}")
+        if encoding not in ("", "ZLIB", "GZIP"):
+            raise errors.InvalidArgumentError(None, None, f"FixedLengthRecordReader: unknown "
+                                                          f"encoding '{encoding}'")
+        self.layout = (header, record, footer, encoding, hop)
+        self._records = None
+        self._index = 0
+
+    def start(self, path: str) -> None:
+        from tensorweave.runtime.kernels.cpu.dataset_readers import fixed_length_records
+
+        header, record, footer, encoding, hop = self.layout
+        self._records = fixed_length_records(path, header, record, footer, encoding, hop)
+        self._index = 0
+
+    def next_record(self):
+        rec = next(self._records, None)
+        if rec is None:
+            return None
+        self._index += 1
+        return f"{self.work}:{self._index - 1}", rec
+
+    def finish(self) -> None:
+        self._records = None
+
+
 # -- kernels ---------------------------------------------------------------------------------
 
 
@@ -207,6 +246,11 @@ register_kernel("TextLineReaderV2")(_reader_factory(
     lambda node, name: TextLineReaderState(name, node.attr("skip_header_lines") or 0)))
 register_kernel("WholeFileReaderV2")(_reader_factory(
     lambda node, name: WholeFileReaderState(name)))
+register_kernel("FixedLengthRecordReaderV2")(_reader_factory(
+    lambda node, name: FixedLengthRecordReaderState(
+        name, int(node.attr("header_bytes")), int(node.attr("record_bytes")),
+        int(node.attr("footer_bytes")), int(node.attr("hop_bytes")),
+        node.attr("encoding") or "")))
 
 
 def _bytes(x) -> np.ndarray:

@@ -76,10 +76,13 @@ def _trunc_divide(s, n: int):
     return q + ((s < 0) & (q * n != s)).astype(q.dtype)
 
 
-def _reduction(op: str, make) -> None:
-    """Registers reduction `op`: `make(dt, acc, keep)` returns `reduce(x, axes_tuple)`."""
+def _reduction(op: str, make, identity_when_no_axes: bool = True) -> None:
+    """Registers reduction `op`: `make(dt, acc, keep)` returns `reduce(x, axes_tuple)`. Where a
+    reduction over no axes is the identity (`identity_when_no_axes`), it forwards its input as
+    TF's kernels do: a gradient's Sum over the broadcast axes of same-shaped operands, say,
+    reduces nothing and should not copy a big tensor."""
 
-    @register_kernel(op)
+    @register_kernel(op, forwards_input=identity_when_no_axes)
     def factory(node):
         dt = _np_dtype(node.output_dtypes[0])
         reduce = make(dt, _accumulator(dt), bool(node.attr("keep_dims")))
@@ -87,7 +90,10 @@ def _reduction(op: str, make) -> None:
 
         def run(x, axes):
             x = np.asarray(x)
-            return reduce(x, axes_of(axes, x.ndim))
+            ax = axes_of(axes, x.ndim)
+            if not ax and identity_when_no_axes and x.dtype == dt:
+                return x
+            return reduce(x, ax)
 
         return run
 
@@ -141,7 +147,7 @@ _reduction("Mean", _make_mean)
 # `initial` is the identity of the other end: an empty Max is the lowest value, as in TF.
 _reduction("Max", _make_extremum(np.maximum, "min"))
 _reduction("Min", _make_extremum(np.minimum, "max"))
-_reduction("EuclideanNorm", _make_euclidean)
+_reduction("EuclideanNorm", _make_euclidean, identity_when_no_axes=False)  # |x|, not x
 _reduction("All", lambda dt, acc, keep: lambda x, ax: np.logical_and.reduce(
     x, axis=ax, keepdims=keep))
 _reduction("Any", lambda dt, acc, keep: lambda x, ax: np.logical_or.reduce(

@@ -341,6 +341,50 @@ def _check_dtype(node, op: str) -> None:
                         "training kernels for floating and complex types only")
 
 
+def _ftrl(b, s, g, t, f) -> None:
+    """FTRL-proximal: accum' = accum + g²; linear += g' - (accum'^-p - accum^-p)/lr * var;
+    var = (sign(linear) l1 - linear) / (accum'^-p / lr + 2 l2) where |linear| > l1, else 0
+    (V2: g' = g + 2 l2_shrinkage var; multiply_linear_by_lr scales linear and l1 by lr)."""
+    var, accum, linear = b
+    if len(s) == 5:
+        lr, l1, l2, shrinkage, lr_power = s
+        g_shrunk = g + 2 * shrinkage * var
+    else:
+        lr, l1, l2, lr_power = s
+        g_shrunk = g
+    new_accum = accum + g * g
+    step = np.power(new_accum, -lr_power) - np.power(accum, -lr_power)
+    if f.get("multiply_linear_by_lr"):
+        linear += g_shrunk * lr - step * var
+        quadratic = np.power(new_accum, -lr_power) + 2 * l2 * lr
+        l1 = l1 * lr
+    else:
+        linear += g_shrunk - step / lr * var
+        quadratic = np.power(new_accum, -lr_power) / lr + 2 * l2
+    var[...] = np.where(np.abs(linear) > l1, (np.sign(linear) * l1 - linear) / quadratic, 0)
+    accum[...] = new_accum
+
+
+def _proximal(var, g, lr_eff, l1, l2) -> None:
+    """var = sign(v) max(|v| - lr l1, 0) / (1 + lr l2) with v = var - lr g."""
+    prox = var - g * lr_eff
+    if l1 > 0:
+        prox = np.sign(prox) * np.maximum(np.abs(prox) - lr_eff * l1, 0)
+    var[...] = prox / (1 + lr_eff * l2)
+
+
+def _proximal_adagrad(b, s, g, t, f) -> None:
+    var, accum = b
+    lr, l1, l2 = s
+    accum += g * g
+    _proximal(var, g, lr / np.sqrt(accum), l1, l2)
+
+
+def _proximal_gradient_descent(b, s, g, t, f) -> None:
+    alpha, l1, l2 = s
+    _proximal(b[0], g, alpha, l1, l2)
+
+
 def _dense(op: str, refs: tuple, scalars: tuple, fn: Callable, after: tuple = (),
            flags: tuple = (), prep: Callable | None = None) -> None:
     """Registers `op` with inputs refs..., scalars..., grad, after... (scalars too); `prep`
@@ -445,3 +489,12 @@ _sparse("SparseApplyAdagrad", ("var", "accum"), ("lr",), _adagrad, flags=("updat
 _dense("ApplyAdadelta", ("var", "accum", "accum_update"), ("lr", "rho", "epsilon"), _adadelta)
 _sparse("SparseApplyAdadelta", ("var", "accum", "accum_update"), ("lr", "rho", "epsilon"),
         _adadelta)
+for _sp in (False, True):
+    _reg, _pre = (_sparse, "SparseApply") if _sp else (_dense, "Apply")
+    _reg(f"{_pre}Ftrl", ("var", "accum", "linear"), (), _ftrl, ("lr", "l1", "l2", "lr_power"),
+         ("multiply_linear_by_lr",))
+    _reg(f"{_pre}FtrlV2", ("var", "accum", "linear"), (), _ftrl,
+         ("lr", "l1", "l2", "l2_shrinkage", "lr_power"), ("multiply_linear_by_lr",))
+    _reg(f"{_pre}ProximalAdagrad", ("var", "accum"), ("lr", "l1", "l2"), _proximal_adagrad)
+    _reg(f"{_pre}ProximalGradientDescent", ("var",), ("alpha", "l1", "l2"),
+         _proximal_gradient_descent)

@@ -26,17 +26,18 @@ static void release(bufs *b) {
     b->count = 0;
 }
 
-static int is_float32(const Py_buffer *v) {
+/* Whether v holds native numbers of format `code` ("f": float32, "d": float64). */
+static int is_format(const Py_buffer *v, const char *code) {
     const char *f = v->format ? v->format : "B";
     if (f[0] == '<' || f[0] == '=' || f[0] == '@')
         f++;
-    return v->itemsize == 4 && strcmp(f, "f") == 0;
+    return v->itemsize == (code[0] == 'd' ? 8 : 4) && strcmp(f, code) == 0;
 }
 
-/* Borrows obj's buffer (writable if asked) of exactly `count` floats; NULL for None when
- * `optional`. Returns 0, or -1 with an exception set. */
-static int take(bufs *b, PyObject *obj, int64_t count, int writable, int optional,
-                const char *name, void **out) {
+/* Borrows obj's buffer (writable if asked) of exactly `count` numbers of format `code`;
+ * NULL for None when `optional`. Returns 0, or -1 with an exception set. */
+static int take_as(bufs *b, PyObject *obj, int64_t count, int writable, int optional,
+                   const char *name, void **out, const char *code) {
     *out = NULL;
     if (obj == Py_None && optional)
         return 0;
@@ -45,17 +46,24 @@ static int take(bufs *b, PyObject *obj, int64_t count, int writable, int optiona
     if (PyObject_GetBuffer(obj, v, flags) < 0)
         return -1;
     b->count++;
-    if (!is_float32(v)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a float32 buffer", name);
+    if (!is_format(v, code)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a %s buffer", name,
+                     code[0] == 'd' ? "float64" : "float32");
         return -1;
     }
-    if (count < 0 || v->len != (Py_ssize_t)count * 4) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %lld floats, got %lld", name,
-                     (long long)count, (long long)(v->len / 4));
+    if (count < 0 || v->len != (Py_ssize_t)count * v->itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %lld numbers, got %lld", name,
+                     (long long)count, (long long)(v->len / v->itemsize));
         return -1;
     }
     *out = v->buf;
     return 0;
+}
+
+/* take_as for float32 buffers, the common case. */
+static int take(bufs *b, PyObject *obj, int64_t count, int writable, int optional,
+                const char *name, void **out) {
+    return take_as(b, obj, count, writable, optional, name, out, "f");
 }
 
 /* a * b * ..., or -1 on overflow or a negative factor. */
@@ -289,6 +297,71 @@ static PyObject *py_conv_filter_direct(PyObject *self, PyObject *args) {
     return done(&b, status);
 }
 
+/* rows x cols, checked: both non-negative and their product representable. */
+static int64_t matrix_size(long long rows, long long cols) {
+    int64_t f[] = {rows, cols};
+    return product(2, f);
+}
+
+static PyObject *py_channel_sums(PyObject *self, PyObject *args) {
+    PyObject *oa, *ob, *osh, *o1, *o2;
+    long long rows, cols;
+    void *a, *bb, *sh, *s1, *s2;
+    bufs b = {.count = 0};
+    if (!PyArg_ParseTuple(args, "OOOOOLL", &oa, &ob, &osh, &o1, &o2, &rows, &cols))
+        return NULL;
+    int64_t n = matrix_size(rows, cols);
+    if (take(&b, oa, n, 0, 0, "channel_sums a", &a) ||
+        take(&b, ob, n, 0, 0, "channel_sums b", &bb) ||
+        take(&b, osh, cols, 0, 0, "channel_sums shift", &sh) ||
+        take_as(&b, o1, cols, 1, 0, "channel_sums s1", &s1, "d") ||
+        take_as(&b, o2, cols, 1, 0, "channel_sums s2", &s2, "d"))
+        return fail(&b);
+    Py_BEGIN_ALLOW_THREADS
+    tw_channel_sums(a, bb, sh, rows, cols, s1, s2);
+    Py_END_ALLOW_THREADS
+    return done(&b, 0);
+}
+
+static PyObject *py_bn_forward(PyObject *self, PyObject *args) {
+    PyObject *ox, *oy, *op;
+    long long rows, cols;
+    void *x, *y, *p;
+    bufs b = {.count = 0};
+    if (!PyArg_ParseTuple(args, "OOOLL", &ox, &oy, &op, &rows, &cols))
+        return NULL;
+    int64_t n = matrix_size(rows, cols);
+    if (take(&b, ox, n, 0, 0, "bn_forward x", &x) || take(&b, oy, n, 1, 0, "bn_forward y", &y) ||
+        take(&b, op, cols < 0 ? -1 : 3 * cols, 0, 0, "bn_forward params", &p))
+        return fail(&b);
+    const float *v = p;
+    Py_BEGIN_ALLOW_THREADS
+    tw_bn_forward(x, y, rows, cols, v, v + cols, v + 2 * cols);
+    Py_END_ALLOW_THREADS
+    return done(&b, 0);
+}
+
+static PyObject *py_bn_backward(PyObject *self, PyObject *args) {
+    PyObject *ody, *ox, *odx, *op;
+    long long rows, cols;
+    void *dy, *x, *dx, *p;
+    bufs b = {.count = 0};
+    if (!PyArg_ParseTuple(args, "OOOOLL", &ody, &ox, &odx, &op, &rows, &cols))
+        return NULL;
+    int64_t n = matrix_size(rows, cols);
+    if (take(&b, ody, n, 0, 0, "bn_backward dy", &dy) ||
+        take(&b, ox, n, 0, 0, "bn_backward x", &x) ||
+        take(&b, odx, n, 1, 0, "bn_backward dx", &dx) ||
+        take(&b, op, cols < 0 ? -1 : 5 * cols, 0, 0, "bn_backward params", &p))
+        return fail(&b);
+    const float *v = p;
+    Py_BEGIN_ALLOW_THREADS
+    tw_bn_backward(dy, x, dx, rows, cols, v, v + cols, v + 2 * cols, v + 3 * cols,
+                   v + 4 * cols);
+    Py_END_ALLOW_THREADS
+    return done(&b, 0);
+}
+
 static PyMethodDef methods[] = {
     {"relu_grad", py_relu_grad, METH_VARARGS, "relu_grad(g, x, out, n): out = g * (x > 0)"},
     {"bias_act", py_bias_act, METH_VARARGS,
@@ -304,6 +377,12 @@ static PyMethodDef methods[] = {
      "conv_direct(x, w, bias|None, y, out_channels, act, window)"},
     {"conv_filter_direct", py_conv_filter_direct, METH_VARARGS,
      "conv_filter_direct(x, dy, dw, out_channels, window)"},
+    {"channel_sums", py_channel_sums, METH_VARARGS,
+     "channel_sums(a, b, shift, s1, s2, rows, cols): s1 += sum a; s2 += sum a * (b - shift)"},
+    {"bn_forward", py_bn_forward, METH_VARARGS,
+     "bn_forward(x, y, params[mean, k, offset], rows, cols): y = (x - mean) * k + offset"},
+    {"bn_backward", py_bn_backward, METH_VARARGS,
+     "bn_backward(dy, x, dx, params[mean, inv, a, b, c], rows, cols)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -50,6 +50,15 @@ void tw_adam(float *var, float *m, float *v, const float *g, int64_t n, float al
              float one_minus_beta1, float one_minus_beta2, float beta1, float epsilon,
              int nesterov);
 
+/* norm.c */
+void tw_channel_sums(const float *a, const float *b, const float *shift, int64_t rows,
+                     int64_t cols, double *s1, double *s2);
+void tw_bn_forward(const float *x, float *y, int64_t rows, int64_t cols, const float *mean,
+                   const float *k, const float *offset);
+void tw_bn_backward(const float *dy, const float *x, float *dx, int64_t rows, int64_t cols,
+                    const float *mean, const float *inv, const float *a, const float *b,
+                    const float *c);
+
 /* pool.c */
 void tw_max_pool(const float *x, float *y, const tw_window *win);
 int tw_max_pool_grad(const float *x, const float *y, const float *dy, float *dx,

@@ -71,7 +71,8 @@ class _session_for:  # noqa: N801 - a context manager used like a function
     """The default session (left open), or a new one on `x`'s graph (closed at exit)."""
 
     def __init__(self, x):
-        from tensorweave.client.session import Session, get_default_session
+        from tensorweave.client.session import Session
+        from tensorweave.framework.default_session import get_default_session
 
         self._own = None
         sess = get_default_session()

@@ -1,0 +1,71 @@
+"""Tasks on separate network-namespace hosts: ps -> worker transfer and a ps/2-worker MLP step.
+
+    sudo .venv/bin/python -m benchmarks.namespace_hosts        (needs CAP_NET_ADMIN)
+
+Three hosts (tests/distributed/netns.py: namespaces on a bridge, 198.18.0.0/15), one ps and two
+workers, each on its own host; the client on worker 0's host. The same measurement
+(benchmarks/namespace_task.py) runs under tensorweave and, when ~/.cache/tensorweave-tf-peer
+(or PEER_PYTHON) has TensorFlow, under TF in the same run, each on fresh hosts. Prints one
+JSON object: {"tensorweave": {...}, "tf": {...}} or {"skipped": why}. Not in `make bench`
+(it needs privileges and takes ~1 min).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.distributed import netns  # noqa: E402
+
+TASK = str(ROOT / "benchmarks" / "namespace_task.py")
+TASKS = [("ps", 0), ("worker", 0), ("worker", 1)]
+PEER = os.environ.get("PEER_PYTHON") or str(Path.home() / ".cache" / "tensorweave-tf-peer" /
+                                            "bin" / "python")
+
+
+def _ready(proc) -> bool:
+    """Whether `proc` printed `ready` (TF logs lines of its own first)."""
+    for line in proc.stdout:
+        if line.strip() == "ready":
+            return True
+    return False
+
+
+def measure(python: str, framework: str) -> dict:
+    """The client's figures for `framework`, on three fresh hosts."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    with netns.Hosts(3) as hosts:
+        spec = {"ps": [f"{hosts.addresses[0]}:2222"],
+                "worker": [f"{hosts.addresses[1]}:2222", f"{hosts.addresses[2]}:2222"]}
+        cluster = json.dumps(spec)
+        for i, (job, task) in enumerate(TASKS):
+            proc = hosts.run(i, [python, TASK, "server", "--framework", framework, "--cluster",
+                                 cluster, "--job", job, "--task", str(task)], env=env)
+            if not _ready(proc):
+                return {"error": f"{job}:{task} did not start"}
+        client = hosts.run(1, [python, TASK, "client", "--framework", framework,
+                               "--cluster", cluster], env=env)
+        out, _ = client.communicate(timeout=300)
+        lines = [line for line in out.splitlines() if line.startswith("{")]
+        return json.loads(lines[-1]) if lines else {"error": out[-500:]}
+
+
+def main() -> None:
+    why = netns.unavailable()
+    if why is not None:
+        print(json.dumps({"skipped": why}))
+        return
+    res = {"tensorweave": measure(sys.executable, "tensorweave")}
+    if Path(PEER).exists():
+        res["tf"] = measure(PEER, "tf")
+    else:
+        res["tf"] = {"skipped": f"no TensorFlow peer at {PEER}"}
+    print(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()

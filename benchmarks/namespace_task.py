@@ -1,0 +1,120 @@
+"""One side of benchmarks/namespace_hosts.py, the same code under tensorweave and under the
+TensorFlow peer (`--framework tf` imports tensorflow.compat.v1):
+
+    python namespace_task.py server --framework F --cluster JSON --job J --task I
+    python namespace_task.py client --framework F --cluster JSON
+
+`server` serves the task, printing `ready`, until killed. `client` (on worker 0's host) prints
+one JSON object: `transfer_{1,64}MB_ms` (mean step of reduce_sum on worker 0 of a variable on
+the ps: every step pulls it ps -> worker across the hosts' network) and `_GBps`, and
+`mlp_ps2w_step_ms`, the mean step of an MLP 64-256-256-10 (batch 128, SGD) whose variables
+live on the ps and whose batch is split in two towers, one per worker (in-graph replication).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+
+def _tf(framework: str):
+    if framework == "tf":
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow.compat.v1 as tf
+
+        tf.disable_v2_behavior()
+        return tf
+    import tensorweave as tf
+
+    return tf
+
+
+def transfer_ms(tf, target: str, mb: int, k: int) -> float:
+    n = mb * 1024 * 1024 // 4
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(tf.ones([n]), name=f"v{mb}")
+        with tf.device("/job:worker/task:0"):
+            s = tf.reduce_sum(v)
+        with tf.Session(target) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(s)
+            t = time.perf_counter()
+            for _ in range(k):
+                sess.run(s)
+            return (time.perf_counter() - t) / k * 1e3
+
+
+def mlp_step_ms(tf, target: str, k: int) -> float:
+    rng = np.random.RandomState(0)
+    x_np = rng.rand(128, 64).astype(np.float32)
+    y_np = rng.randint(0, 10, 128).astype(np.int64)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [128, 64])
+        y = tf.placeholder(tf.int64, [128])
+        with tf.device("/job:ps/task:0"):
+            shapes = [(64, 256), (256,), (256, 256), (256,), (256, 10), (10,)]
+            params = [tf.Variable(tf.random_normal(s, stddev=0.05), name=f"p{i}")
+                      for i, s in enumerate(shapes)]
+        grads = []
+        for i, (xs, ys) in enumerate(zip(tf.split(x, 2), tf.split(y, 2))):
+            with tf.device(f"/job:worker/task:{i}"):
+                h = xs
+                for j in range(0, 4, 2):
+                    h = tf.nn.relu(tf.matmul(h, params[j]) + params[j + 1])
+                logits = tf.matmul(h, params[4]) + params[5]
+                loss = tf.reduce_mean(
+                    tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ys, logits=logits))
+                grads.append(tf.gradients(loss, params))
+        with tf.device("/job:worker/task:0"):
+            averaged = [(g0 + g1) / 2.0 for g0, g1 in zip(*grads)]
+        step = tf.train.GradientDescentOptimizer(0.1).apply_gradients(zip(averaged, params))
+        with tf.Session(target) as sess:
+            sess.run(tf.global_variables_initializer())
+            feed = {x: x_np, y: y_np}
+            for _ in range(5):
+                sess.run(step, feed)
+            t = time.perf_counter()
+            for _ in range(k):
+                sess.run(step, feed)
+            return (time.perf_counter() - t) / k * 1e3
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("mode", choices=["server", "client"])
+    p.add_argument("--framework", choices=["tensorweave", "tf"], default="tensorweave")
+    p.add_argument("--cluster", required=True)
+    p.add_argument("--job")
+    p.add_argument("--task", type=int, default=0)
+    args = p.parse_args(argv)
+    tf = _tf(args.framework)
+    spec = json.loads(args.cluster)
+    if args.mode == "server":
+        server = tf.train.Server(tf.train.ClusterSpec(spec), job_name=args.job,
+                                 task_index=args.task)
+        print("ready", flush=True)
+        server.join()
+        return 0
+    target = f"grpc://{spec['worker'][0]}"
+    res = {}
+    for mb, k in ((1, 20), (64, 5)):
+        ms = transfer_ms(tf, target, mb, k)
+        res[f"transfer_{mb}MB_ms"] = round(ms, 3)
+        res[f"transfer_{mb}MB_GBps"] = round(mb / 1024 / (ms / 1e3), 3)
+    res["mlp_ps2w_step_ms"] = round(mlp_step_ms(tf, target, 50), 3)
+    print(json.dumps(res), flush=True)
+    sys.stdout.flush()
+    os._exit(0)  # NOTE: TF's servers keep threads that never end
+
+
+if __name__ == "__main__":
+    sys.exit(main())
