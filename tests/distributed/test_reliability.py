@@ -355,3 +355,17 @@ def test_step_calls_beyond_the_cap_are_refused_at_once(monkeypatch):
     for t in threads:
         t.join(10)
     assert all(isinstance(r[1], errors.UnavailableError) for r in runs)
+
+
+def test_a_cancelled_grpc_receive_gives_its_thread_back(server):
+    stub = wpb_grpc.WorkerServiceStub(grpc.insecure_channel(server.target[7:]))
+    key = make_key("/job:localhost/replica:0/task:0/device:CPU:0", 1,
+                   "/job:b/replica:0/task:0/device:CPU:0", "t")
+    call = stub.RecvTensor(wpb.RecvTensorRequest(step_id=77, rendezvous_key=key))  # no deadline
+    time.sleep(1.0)
+    assert server.metrics()["rpc_steps_in_flight"] == 1
+    call.cancel()
+    end = time.monotonic() + 5.0
+    while server.metrics()["rpc_steps_in_flight"] and time.monotonic() < end:
+        time.sleep(0.1)
+    assert server.metrics()["rpc_steps_in_flight"] == 0

@@ -33,6 +33,7 @@ from tensorweave.distributed.rpc import (
     bulk_handler,
     cancellable_method,
     channel_for,
+    client_gone,
     error_from_rpc,
     node_metadata,
     rpc_method,
@@ -195,6 +196,9 @@ def worker_calls(servicer: WorkerServicer) -> dict:
 
 
 # -- server side -----------------------------------------------------------------------------
+_RECV_SLICE_S = 0.5  # a RecvTensor wait rechecks its client and the server this often
+
+
 def _streaming(fn):
     """Like `rpc_method`, for a method that yields its responses."""
 
@@ -291,9 +295,24 @@ class WorkerServicer(pb_grpc.WorkerServiceServicer):
 
     @_streaming
     def RecvTensor(self, request, context):
+        """Streams the step's tensor once it is sent; waits in slices, so a client that went
+        away (cancelled, past its deadline) or a server that stops ends the wait."""
         left = context.time_remaining()
         deadline = None if left is None else time.monotonic() + left
-        value, dead = self.steps.find(request.step_id).recv(request.rendezvous_key, deadline)
+        rdv = self.steps.find(request.step_id)
+        while True:
+            until = time.monotonic() + _RECV_SLICE_S
+            try:
+                value, dead = rdv.recv(request.rendezvous_key, until if deadline is None
+                                       else min(until, deadline))
+                break
+            except errors.DeadlineExceededError:
+                if rdv.error is not None or (deadline is not None and until >= deadline):
+                    raise
+            if not context.is_active():
+                raise client_gone()
+            if self.stopping.error is not None:
+                raise self.stopping.error
         yield from transfer.to_chunks(value, dead)
 
 
