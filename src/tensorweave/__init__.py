@@ -15,7 +15,7 @@ from tensorweave.autodiff import (
     no_gradient,
 )
 from tensorweave.autodiff import NotDifferentiable as NoGradient
-from tensorweave.framework.indexed_slices import (
+from tensorweave.ops.indexed_slices import (
     IndexedSlices, IndexedSlicesValue, convert_to_tensor_or_indexed_slices,
 )
 from tensorweave.client.session import InteractiveSession, Session
@@ -118,12 +118,13 @@ from tensorweave.ops.accumulator_ops import (  # noqa: E402
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
 )
 from tensorweave.data.readers import (  # noqa: E402
-    FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
+    FixedLengthRecordReader, LMDBReader, ReaderBase, TextLineReader, TFRecordReader,
+    WholeFileReader,
 )
-from tensorweave.data.example import (  # noqa: E402
+from tensorweave.formats.example import (  # noqa: E402
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
 )
-from tensorweave.framework.sparse_tensor import *  # noqa: E402, F403
+from tensorweave.ops.sparse_tensor import *  # noqa: E402, F403
 from tensorweave.ops.parsing_ops import *  # noqa: E402, F403
 from tensorweave import contrib  # noqa: E402
 from tensorweave.monitoring import summary  # noqa: E402
@@ -137,7 +138,7 @@ from tensorweave.proto.summary_pb2 import HistogramProto, Summary, SummaryMetada
 from tensorweave.training.clip_ops import (  # noqa: E402
     clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm,
 )
-from tensorweave.framework.importer import import_graph_def  # noqa: E402
+from tensorweave.ops.importer import import_graph_def  # noqa: E402
 from tensorweave.proto.graph_pb2 import GraphDef  # noqa: E402
 from tensorweave.proto.node_def_pb2 import NodeDef  # noqa: E402
 from tensorweave import saved_model  # noqa: E402

@@ -1,6 +1,6 @@
 """`tf.sparse`."""
 
-from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.ops.accumulator_ops import SparseConditionalAccumulator
 from tensorweave.ops.parsing_ops import sparse_tensor_to_dense as to_dense
 from tensorweave.ops.sparse_ops import (  # noqa: F401

@@ -10,10 +10,10 @@ import pytest
 
 import tensorweave as tf
 from tensorweave import errors
+from tensorweave.formats.checkpoint import bundle
+from tensorweave.formats.checkpoint.bundle import BundleReader
+from tensorweave.formats.checkpoint.state import get_checkpoint_state, latest_checkpoint
 from tensorweave.training import saver as saver_lib
-from tensorweave.training.checkpoint import bundle
-from tensorweave.training.checkpoint.bundle import BundleReader
-from tensorweave.training.checkpoint.state import get_checkpoint_state, latest_checkpoint
 from tensorweave.training.saver import Saver
 
 

@@ -94,7 +94,7 @@ def options_from_proto(proto: config_pb2.RunOptions) -> dict:
 
 
 def metadata_to_proto(meta: dict) -> config_pb2.RunMetadata:
-    from tensorweave.monitoring.step_stats import fill_run_metadata
+    from tensorweave.runtime.step_stats import fill_run_metadata
 
     out = config_pb2.RunMetadata()
     fill_run_metadata(out, meta)

@@ -5,7 +5,6 @@ package root imports `runtime.kernels.cpu` and `autodiff` (tensorweave/__init__.
 place registration by import happens).
 """
 
-from tensorweave.monitoring.summary import summary_ops  # noqa: F401
 from tensorweave.ops import (  # noqa: F401
     accumulator_ops,
     array_ops,
@@ -59,6 +58,7 @@ from tensorweave.ops import (  # noqa: F401
     stitch_ops,
     string_hash_ops,
     string_ops,
+    summary_ops,
     tensor_array_ops,
     training_ops,
     variable_scope,

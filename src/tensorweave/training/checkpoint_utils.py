@@ -23,12 +23,8 @@ import os
 from collections.abc import Mapping
 
 from tensorweave import dtypes
-from tensorweave.framework.graph import GraphKeys, get_collection, get_default_graph
-from tensorweave.ops import io_ops
-from tensorweave.runtime.kernels.cpu import io as _io_kernels  # noqa: F401  (RestoreV2 kernel)
-from tensorweave.shapes import TensorShape
-from tensorweave.training.checkpoint.bundle import BundleReader
-from tensorweave.training.checkpoint.state import (  # noqa: F401  (re-exported)
+from tensorweave.formats.checkpoint.bundle import BundleReader
+from tensorweave.formats.checkpoint.state import (  # noqa: F401  (re-exported)
     CheckpointState,
     checkpoint_exists,
     generate_checkpoint_state_proto,
@@ -39,6 +35,10 @@ from tensorweave.training.checkpoint.state import (  # noqa: F401  (re-exported)
     remove_checkpoint,
     update_checkpoint_state,
 )
+from tensorweave.framework.graph import GraphKeys, get_collection, get_default_graph
+from tensorweave.ops import io_ops
+from tensorweave.runtime.kernels.cpu import io as _io_kernels  # noqa: F401  (RestoreV2 kernel)
+from tensorweave.shapes import TensorShape
 
 _TF_TYPE_NAMES = {"float32": "FLOAT", "float64": "DOUBLE", "float16": "HALF"}
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 from tensorweave import dtypes
 from tensorweave.autodiff.gradients import gradients
 from tensorweave.framework.graph import GraphKeys, get_collection, get_default_graph
-from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import control_flow_ops, control_flow_util, state_ops, variable_scope
+from tensorweave.ops.indexed_slices import IndexedSlices
 from tensorweave.ops.variables import Variable, trainable_variables
 
 _STREAMING_MODEL_PORTS = "streaming_model_ports"

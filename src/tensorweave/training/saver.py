@@ -30,6 +30,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tensorweave import dtypes, errors
+from tensorweave.formats.checkpoint import state as ckpt_state
+from tensorweave.formats.checkpoint.bundle import BundleReader, normalize_prefix
 from tensorweave.framework.graph import GraphKeys, get_collection, get_default_graph
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.scopes import name_scope
@@ -41,8 +43,6 @@ from tensorweave.runtime import device as device_lib
 from tensorweave.runtime.kernels.cpu import io as io_kernels
 from tensorweave.shapes import TensorShape
 from tensorweave.training import meta_graph
-from tensorweave.training.checkpoint import state as ckpt_state
-from tensorweave.training.checkpoint.bundle import BundleReader, normalize_prefix
 
 _LOG = logging.getLogger("tensorweave")
 SaverDef = saver_pb2.SaverDef

@@ -13,8 +13,8 @@ import difflib
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.formats.checkpoint.bundle import BundleReader, BundleWriter, merge_bundles
 from tensorweave.runtime.kernels.registry import register_kernel
-from tensorweave.training.checkpoint.bundle import BundleReader, BundleWriter, merge_bundles
 
 
 def _invalid(message: str) -> errors.OpError:

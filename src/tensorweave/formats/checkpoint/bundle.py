@@ -24,10 +24,10 @@ import threading
 import numpy as np
 
 from tensorweave import dtypes, errors
+from tensorweave.formats.checkpoint import commit, strings
+from tensorweave.formats.checkpoint import crc as crc32c
+from tensorweave.formats.checkpoint.table import TableBuilder, read_table
 from tensorweave.proto import tensor_bundle_pb2, tensor_shape_pb2
-from tensorweave.training.checkpoint import commit, strings
-from tensorweave.training.checkpoint import crc as crc32c
-from tensorweave.training.checkpoint.table import TableBuilder, read_table
 
 HEADER_KEY = b""
 BUNDLE_VERSION = 1       # TF's kTensorBundleVersion
