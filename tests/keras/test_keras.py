@@ -280,3 +280,27 @@ def test_savedmodel_export_serves_and_loads_back(tmp_path):
     loaded = keras.models.load_model(str(tmp_path / "sm"))
     np.testing.assert_allclose(loaded.predict(x), want, rtol=1e-5)
     assert loaded.metrics_names == ["loss", "acc"]
+
+
+def test_model_to_estimator_trains_from_the_keras_weights(tmp_path):
+    x, y = _digits(300)
+    model = keras.Sequential([keras.layers.Dense(32, activation="relu", input_shape=(64,),
+                                                 name="hidden"),
+                              keras.layers.Dense(10, activation="softmax", name="probs")])
+    model.compile(keras.optimizers.Adam(0.01), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    model.fit(x, y, epochs=5, verbose=0)
+    keras_acc = model.evaluate(x, y, verbose=0)[1]
+    estimator = keras.estimator.model_to_estimator(keras_model=model,
+                                                   model_dir=str(tmp_path / "est"))
+    predict_fn = tf.estimator.inputs.numpy_input_fn({"hidden_input": x}, shuffle=False)
+    probs = np.stack([p["probs"] for p in estimator.predict(predict_fn)])
+    assert (probs.argmax(1) == y).mean() == pytest.approx(keras_acc, abs=1e-6)  # warm start
+    train_fn = tf.estimator.inputs.numpy_input_fn({"hidden_input": x}, y.astype(np.float32),
+                                                  batch_size=32, num_epochs=None,
+                                                  shuffle=True)
+    estimator.train(train_fn, steps=30)
+    eval_fn = tf.estimator.inputs.numpy_input_fn({"hidden_input": x}, y.astype(np.float32),
+                                                 shuffle=False)
+    metrics = estimator.evaluate(eval_fn)
+    assert metrics["global_step"] == 30 and metrics["loss"] < 0.5

@@ -10,9 +10,9 @@ from tensorweave import dtypes
 from tensorweave import feature_column as _feature_column
 from tensorweave.data.dataset import Dataset
 from tensorweave.estimator.model_fn import ModeKeys
+from tensorweave.formats.checkpoint.state import latest_checkpoint
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.scopes import control_dependencies, name_scope
-from tensorweave.ops.summary_ops import scalar
 from tensorweave.monitoring.summary.writer import FileWriterCache
 from tensorweave.ops import lookup_tables
 from tensorweave.ops.array_ops import expand_dims, reshape
@@ -27,6 +27,7 @@ from tensorweave.ops.random_ops import set_random_seed
 from tensorweave.ops.reduction_ops import argmax
 from tensorweave.ops.state_ops import assign_add
 from tensorweave.ops.string_ops import as_string
+from tensorweave.ops.summary_ops import scalar
 from tensorweave.ops.variable_scope import (
     get_global_step,
     get_or_create_global_step,
@@ -34,7 +35,6 @@ from tensorweave.ops.variable_scope import (
 )
 from tensorweave.proto.summary_pb2 import Summary
 from tensorweave.training import losses, metrics
-from tensorweave.formats.checkpoint.state import latest_checkpoint
 from tensorweave.training.checkpoint_utils import list_variables, load_variable
 from tensorweave.training.hooks.basic import (
     FinalOpsHook,

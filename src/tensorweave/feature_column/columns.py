@@ -15,7 +15,6 @@ from collections import namedtuple
 
 from tensorweave import dtypes
 from tensorweave.feature_column.sparse import combine, to_sparse
-from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array_ops import expand_dims, reshape, shape
 from tensorweave.ops.creation_ops import range as _range
@@ -26,6 +25,7 @@ from tensorweave.ops.lookup_tables import index_table_from_file, index_table_fro
 from tensorweave.ops.math_ops import add, cast, greater_equal, multiply
 from tensorweave.ops.parsing_ops import sparse_tensor_to_dense
 from tensorweave.ops.reduction_ops import reduce_sum
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.ops.string_hash_ops import sparse_cross_hashed, string_to_hash_bucket_fast
 from tensorweave.ops.string_ops import as_string
 from tensorweave.ops.variable_scope import get_variable

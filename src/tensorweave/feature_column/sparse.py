@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 from tensorweave import dtypes
-from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array_ops import expand_dims, reshape, shape
 from tensorweave.ops.creation_ops import ones_like
@@ -19,6 +18,7 @@ from tensorweave.ops.math_ops import cast, greater_equal, maximum, multiply, not
 from tensorweave.ops.math_ops import divide as _divide
 from tensorweave.ops.reduction_ops import unsorted_segment_sum
 from tensorweave.ops.slicing_ops import strided_slice
+from tensorweave.ops.sparse_tensor import SparseTensor
 
 
 def ignore_value_for(dtype) -> object:

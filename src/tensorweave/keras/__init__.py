@@ -10,6 +10,7 @@ from tensorweave.keras import (
     callbacks,
     constraints,
     datasets,
+    estimator,
     experimental,
     initializers,
     layers,
@@ -28,6 +29,6 @@ from tensorweave.keras.engine.training import Model
 __version__ = "2.2.4-tf"
 
 __all__ = ["Input", "Model", "Sequential", "activations", "applications", "backend",
-           "callbacks", "constraints", "datasets", "experimental", "initializers", "layers",
-           "losses", "metrics", "models", "optimizers", "preprocessing", "regularizers",
-           "utils"]
+           "callbacks", "constraints", "datasets", "estimator", "experimental",
+           "initializers", "layers", "losses", "metrics", "models", "optimizers",
+           "preprocessing", "regularizers", "utils"]

@@ -252,7 +252,7 @@ def model_from_json(json_string, custom_objects=None):
 
 
 # -- whole models --------------------------------------------------------------------------------
-def _training_config(model) -> str | None:
+def training_config(model) -> str | None:
     if getattr(model, "optimizer", None) is None or isinstance(model.optimizer, str):
         return None
     from tensorweave.keras import optimizers
@@ -272,7 +272,7 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
     with _h5py().File(filepath, "w") as f:
         f.attrs["model_config"] = to_json(model).encode()
         f.attrs["keras_version"], f.attrs["backend"] = b"2.2.4-tf", b"tensorflow"
-        training = _training_config(model) if include_optimizer else None
+        training = training_config(model) if include_optimizer else None
         if training is not None:
             f.attrs["training_config"] = training.encode()
         _write_weights_group(f.create_group("model_weights"), model)
@@ -302,7 +302,7 @@ def export_saved_model(model, saved_model_path, serving_only=False, **kwargs) ->
     with open(os.path.join(extra, KERAS_METADATA), "w") as f:
         json.dump({"model_config": json.loads(to_json(model)),
                    "weights": [w.op.name for w in model.weights],
-                   "training_config": _training_config(model)}, f)
+                   "training_config": training_config(model)}, f)
 
 
 def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Keras's name
@@ -320,7 +320,7 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         _read_weights_group(f["model_weights"], model, by_name=False)
         training = f.attrs.get("training_config")
     if compile and training is not None:
-        _compile_from(model, json.loads(training.decode() if isinstance(training, bytes)
+        compile_from(model, json.loads(training.decode() if isinstance(training, bytes)
                                         else training))
     return model
 
@@ -340,12 +340,13 @@ def _load_saved_model(path: str, compile: bool):  # noqa: A002
     K.batch_set_value([(w, reader.get_tensor(name))
                        for w, name in zip(model.weights, meta["weights"])])
     if compile and meta.get("training_config"):
-        _compile_from(model, json.loads(meta["training_config"]))
+        compile_from(model, json.loads(meta["training_config"]))
     return model
 
 
-def _compile_from(model, training: dict) -> None:
+def compile_from(model, training: dict, **kwargs) -> None:
+    """Compiles `model` with the arguments `training_config` recorded."""
     from tensorweave.keras import optimizers
 
     model.compile(optimizer=optimizers.get(training["optimizer_config"]),
-                  loss=training["loss"], metrics=training.get("metrics"))
+                  loss=training["loss"], metrics=training.get("metrics"), **kwargs)

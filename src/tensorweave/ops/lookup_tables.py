@@ -15,7 +15,6 @@ from tensorweave import dtypes
 from tensorweave.framework.graph import GraphKeys, add_to_collection, get_collection
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.scopes import name_scope
-from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import lookup_ops  # noqa: F401 - registers the ops
 from tensorweave.ops.apply import apply_op
@@ -24,6 +23,7 @@ from tensorweave.ops.control_flow_ops import group, no_op
 from tensorweave.ops.creation_ops import range as _range
 from tensorweave.ops.gather_ops import where
 from tensorweave.ops.math_ops import add, cast, not_equal
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.ops.string_hash_ops import string_to_hash_bucket_fast
 from tensorweave.ops.string_ops import as_string
 

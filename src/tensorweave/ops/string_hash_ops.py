@@ -8,10 +8,10 @@ and with them trained embeddings and checkpoints, agree with TF's.
 from __future__ import annotations
 
 from tensorweave import dtypes
-from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.apply import apply_op
 from tensorweave.ops.registry import register_op
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.shapes import TensorShape
 
 OP_TYPES: list[str] = []

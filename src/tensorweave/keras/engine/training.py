@@ -22,7 +22,7 @@ from tensorweave.keras.engine import data_adapter
 from tensorweave.keras.engine.base_layer import producer, to_list
 from tensorweave.keras.engine.input_layer import Input
 from tensorweave.keras.engine.network import Network
-from tensorweave.ops import math_ops
+from tensorweave.ops import array_ops, creation_ops, math_ops
 from tensorweave.ops.control_flow_ops import group
 
 
@@ -125,7 +125,9 @@ class Model(Network):
             rank = out.shape.ndims
             self.targets.append(target if target is not None else K.placeholder(
                 ndim=rank, name=f"{name}_target", dtype=out.dtype.base_dtype))
-            self.sample_weights.append(K.placeholder(ndim=1, name=f"{name}_sample_weights"))
+            ones = creation_ops.ones(array_ops.shape(out)[:1], dtype=K.floatx())
+            self.sample_weights.append(array_ops.placeholder_with_default(
+                ones, [None], name=f"{name}_sample_weights"))   # NOTE: ones when not fed
 
     def _total_loss(self, outputs, weights) -> tuple:
         """(total loss, [each output's weighted mean loss]) of `outputs`."""
