@@ -257,6 +257,9 @@ def test_get_variable_reuse_rules():
             assert tf.get_variable("a", [4, 2], partitioner=p) is a
             with pytest.raises(ValueError, match="partitions"):
                 tf.get_variable("a", [4, 2], partitioner=tf.fixed_size_partitioner(4))
+        with tf.variable_scope("", reuse=tf.AUTO_REUSE):
+            assert tf.get_variable("a", [4, 2], partitioner=p) is a
+            assert len(tf.get_variable("fresh", [4, 2], partitioner=p)) == 2
         with pytest.raises(ValueError, match="already exists"):
             tf.get_variable("a", [4, 2], partitioner=p)
         with pytest.raises(ValueError, match="partitioned version"):
