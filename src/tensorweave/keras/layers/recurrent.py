@@ -160,6 +160,7 @@ class RNN(Layer):
         self.cell._dtype = self._dtype
         self.cell.build([shape[0], shape[-1]])
         self._trainable_weights.extend(self.cell.trainable_weights)
+        self._losses.extend(self.cell.losses)   # the cell's weight regularizers
         self.built = True
 
     def compute_mask(self, inputs, mask=None):
