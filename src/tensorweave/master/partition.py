@@ -2,19 +2,22 @@
 
 For every data edge whose ends sit on different devices, the source device gets a `_Send`
 and the destination a `_Recv` (one recv per (tensor, destination device), shared by all
-consumers there); the rendezvous name of the tensor is `edge_<id>_<src node>`, as TF names
-it. A control edge across devices becomes a dummy constant on the source side (depending on
-the source) sent to a `_Recv` the destination depends on. Ref-typed outputs are sent as
-their value (the `_Send` input is not a ref).
+consumers there, except for refs: below); the rendezvous name of the tensor is
+`edge_<id>_<src node>`, as TF names it. A control edge across devices becomes a dummy
+constant on the source side (depending on the source) sent to a `_Recv` the destination
+depends on. Ref-typed outputs are sent as their value (the `_Send` input is not a ref).
 
 Reads of a ref across devices are ordered as TF orders them (graph_partition.cc,
 `AddReadControl`): a ref-typed edge gets its own `_Recv` (never shared), and that recv depends
 on every other input of the consumer: same-partition data and control inputs by name, inputs
 from other partitions through their recvs. So in `with control_dependencies([assign_add(v, 1)]):
-identity(v)` with `v` on another device, the value is fetched only after the update ran; the
-sent tensor aliases the variable's buffer until the transfer, so the receiver sees the update.
-No cycle or deadlock follows: the consumer already waited for all of those inputs, and the
-recv feeds only the consumer.
+identity(v.read_value())` with `v` on another device (the `read` Identity is placed beside the
+consumer, its input is the ref), the value is fetched only after the update ran; the sent
+tensor aliases the variable's buffer until the transfer, so the receiver sees the update. (A
+plain `identity(v)` reads through `v/read`, colocated with `v`: a non-ref edge, not ordered,
+as in TF, which also returns the value from before the update there.) No cycle or deadlock
+follows: the consumer already waited for all of those inputs, and the recv feeds only the
+consumer.
 """
 
 from __future__ import annotations
