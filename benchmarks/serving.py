@@ -18,6 +18,7 @@ import numpy as np
 TF = "--tensorflow" in sys.argv
 if TF:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
     import tensorflow.compat.v1 as tf
 
     tf.disable_v2_behavior()
