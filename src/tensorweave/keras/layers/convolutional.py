@@ -186,9 +186,7 @@ def _repeat_axis(x, times: int, axis: int):
     return array_ops.reshape(tiled, new_shape)
 
 
-Convolution2D, Convolution1D, Deconvolution2D, Conv2DTranspose_ = (Conv2D, Conv1D,
-                                                                   Conv2DTranspose,
-                                                                   Conv2DTranspose)
+Convolution2D, Convolution1D, Deconvolution2D = Conv2D, Conv1D, Conv2DTranspose
 
 
 @keras_layer

@@ -165,6 +165,5 @@ class Cropping3D(Layer):
         return inputs[:, a:dims[0] - b, c:dims[1] - d, e:dims[2] - f, :]
 
 
-Convolution3D, Conv3DTranspose_, MaxPool3D, AvgPool3D = (Conv3D, Conv3DTranspose,
-                                                         MaxPooling3D, AveragePooling3D)
+Convolution3D, MaxPool3D, AvgPool3D = Conv3D, MaxPooling3D, AveragePooling3D
 GlobalAvgPool3D, GlobalMaxPool3D = GlobalAveragePooling3D, GlobalMaxPooling3D
