@@ -1,5 +1,5 @@
-"""tests/programs holds third-party TF1 programs kept unchanged; their own test files (the PTB
-reader's `reader_test.py`, run under `tf.test.main` by test_tf1_programs.py with tensorweave
-as `tensorflow`) are not collected directly."""
+"""tests/programs holds third-party TF1 programs kept unchanged; their own test files (TF's
+`*_test.py`, run under `tf.test.main` or pytest by the wrappers here with tensorweave as
+`tensorflow`) are not collected directly."""
 
-collect_ignore = ["ptb/reader_test.py"]
+collect_ignore_glob = ["*_test.py", "*/*_test.py"]
