@@ -39,7 +39,7 @@ LAYERS: list[set[str]] = [
     # the public namespace: re-exports only
     {"", "app", "bitwise", "compat", "contrib", "debugging", "distribute", "flags", "graph_util",
      "image", "initializers", "io", "linalg", "lookup", "math", "nest", "nn", "python_io", "queue",
-     "random",
+     "random", "signal",
      "sparse", "strings", "test", "timeline", "train"},
     {"cli"},
 ]
