@@ -73,7 +73,7 @@ for _rank, _suffix in ((1, ""), (2, "2D"), (3, "3D")):
 def _complex_fn(op_type: str, tf_name: str):
     def fn(input, name=None):  # noqa: A002 - TF's argument name
         return apply_op(op_type, input, name=name)
-    fn.__name__ = tf_name
+    fn.__name__ = fn.__qualname__ = tf_name
     fn.__doc__ = (f"`tf.signal.{tf_name}`: the {op_type} of the innermost dimensions of a "
                   "complex64 or complex128 tensor (same shape and dtype).")
     return fn
@@ -95,7 +95,7 @@ def _real_fft_fn(op_type: str, tf_name: str, rank: int):
             cplx, real = x.dtype.base_dtype, _REAL_FOR.get(x.dtype.base_dtype)
         return apply_op(op_type, x, convert_to_tensor(fft_length, dtype=dtypes.int32),
                         Treal=real, Tcomplex=cplx, name=name)
-    fn.__name__ = tf_name
+    fn.__name__ = fn.__qualname__ = tf_name
     fn.__doc__ = (f"`tf.signal.{tf_name}`: the {op_type} of the innermost {rank} "
                   "dimension(s); `fft_length` (int32, one entry per dimension) defaults to "
                   "the input's inner dims (IRFFT: 2 * (last - 1) for the last).")
