@@ -547,6 +547,7 @@ NO_GRADIENT.update({
     "SparseSparseMinimum": "TF defines no gradient",
     "SparseSplit": "TF defines no gradient",
     "MaxPool3DGrad": "TF's needs MaxPool3DGradGrad (not registered here)",
+    "LookupTableFindV2": "a table lookup: TF defines no gradient",
 })
 
 # == FFT ops (ops/signal_ops.py): real inputs → complex → transform → a real weighted sum =====
