@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
+from tensorweave.client.gradient_checker import compute_gradient
 from tests.signal.signal_graph import build
 
 DATA = dict(np.load(Path(__file__).resolve().parents[1] / "data" / "signal_expected.npz"))
@@ -83,3 +84,39 @@ def test_unknown_shapes_run():
     for i, row in enumerate(DATA["x"]):
         want[2 * i:2 * i + 12] += row
     np.testing.assert_allclose(o, want, rtol=1e-6, atol=1e-6)
+
+
+def test_frame_and_stft_on_unknown_shapes():
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.float32, [None, None])
+        framed = tf.signal.frame(p, 5, 4, pad_end=True, pad_value=2.0)
+        spec = tf.signal.stft(p, 64, 16)
+        assert framed.shape.as_list() == [None, None, 5]
+        with tf.Session() as sess:
+            f, s = sess.run([framed, spec], {p: DATA["x"]})
+            s2 = sess.run(spec, {p: DATA["audio"]})
+    np.testing.assert_allclose(f, DATA["frame_pad"])
+    assert s.shape == (3, 0, 33)
+    np.testing.assert_allclose(s2, DATA["stft"], rtol=2e-5, atol=2e-4)
+
+
+_SIG = np.random.default_rng(3).uniform(-1, 1, (2, 40))
+
+
+@pytest.mark.parametrize("name,fn,out_shape", [
+    ("frame", lambda x: tf.signal.frame(x, 8, 5), [2, 7, 8]),
+    ("stft_abs", lambda x: tf.abs(tf.signal.stft(x, 16, 8, fft_length=16)), [2, 4, 9]),
+    ("stft_istft", lambda x: tf.signal.inverse_stft(tf.signal.stft(x, 16, 8), 16, 8),
+     [2, 40]),
+    ("overlap_and_add", lambda x: tf.signal.overlap_and_add(tf.reshape(x, [2, 8, 5]), 3),
+     [2, 26]),
+    ("mfcc", lambda x: tf.signal.mfccs_from_log_mel_spectrograms(tf.reshape(x, [4, 20])),
+     [4, 20]),
+])
+def test_gradients_match_finite_differences(name, fn, out_shape):
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [2, 40])
+        y = fn(x)
+        assert y.shape.as_list() == out_shape
+        jt, jn = compute_gradient(x, [2, 40], y, out_shape, x_init_value=_SIG)
+    np.testing.assert_allclose(jt, jn, rtol=1e-4, atol=1e-6, err_msg=name)
