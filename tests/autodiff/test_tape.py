@@ -71,3 +71,21 @@ def test_optimizer_apply_gradients_from_tape():
             sess.run(tf.global_variables_initializer())
             sess.run(step)
             assert sess.run(w) == pytest.approx(2.0)
+
+
+def test_jacobian_matches_finite_differences():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [2, 3])
+        w = tf.Variable(np.arange(6.0).reshape(3, 2) / 5.0)
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = tf.sin(tf.matmul(x, w))
+        jx, jw = tape.jacobian(y, [x, w])
+        assert jx.shape.as_list() == [2, 2, 2, 3]
+        value = np.random.default_rng(1).uniform(-1, 1, (2, 3))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got = sess.run(jx, {x: value})
+            _, numeric = compute_gradient(x, [2, 3], y, [2, 2], x_init_value=value)
+            assert sess.run(jw, {x: value}).shape == (2, 2, 3, 2)
+    np.testing.assert_allclose(got.reshape(4, 6).T, numeric, rtol=1e-4, atol=1e-6)

@@ -152,6 +152,52 @@ class GradientTape:
             if was_recording:
                 self._start()
 
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """d target[i...] / d source[j...], of shape target.shape + source.shape per source.
+
+        Built as one gradient per target element, so the target's size must be known when
+        the graph is built.
+
+        Raises:
+          ValueError: the target's shape is not fully defined.
+          RuntimeError: a second call on a non-persistent tape.
+        """
+        from tensorweave.ops import array_ops, joining_ops
+
+        target = convert_to_tensor(target)
+        if not target.shape.is_fully_defined():
+            raise ValueError("GradientTape.jacobian here needs a target of fully defined "
+                             f"shape, got {target.shape}")
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        was_recording = self._recording
+        if was_recording:
+            self._stop()
+        try:
+            start = self._graph.version       # the element picks are recorded, as TF's pfor
+            flat = array_ops.reshape(target, [-1])
+            elements = [flat[i] for i in range(target.shape.num_elements())]
+            self._ranges.append([start, self._graph.version])
+            rows = [flatten(self._gradient(e, sources, None, unconnected_gradients))
+                    for e in elements]
+        finally:
+            if was_recording:
+                self._start()
+        self._used = True
+        out = []
+        for j, src in enumerate(flatten(sources)):
+            column = [r[j] for r in rows]
+            if any(c is None for c in column):
+                out.append(None)
+                continue
+            stacked = joining_ops.stack(column)
+            src_shape = array_ops.shape(convert_to_tensor(src))
+            out.append(array_ops.reshape(stacked, joining_ops.concat(
+                [target.shape.as_list(), src_shape], 0)))
+        return pack_sequence_as(sources, out)
+
     def _gradient(self, target, sources, output_gradients, unconnected):
         targets = [convert_to_tensor(t) for t in flatten(target)]
         flat_sources = flatten(sources)
