@@ -120,3 +120,17 @@ def test_gradients_match_finite_differences(name, fn, out_shape):
         assert y.shape.as_list() == out_shape
         jt, jn = compute_gradient(x, [2, 40], y, out_shape, x_init_value=_SIG)
     np.testing.assert_allclose(jt, jn, rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+def test_tensorflows_graphdef_imports_and_runs():
+    data = Path(__file__).resolve().parents[1] / "data"
+    want = np.load(data / "signal_graph_expected.npz")
+    graph_def = tf.GraphDef()
+    graph_def.ParseFromString((data / "signal_graph.pb").read_bytes())
+    with tf.Graph().as_default():
+        tf.import_graph_def(graph_def, name="")
+        with tf.Session() as sess:
+            got = sess.run({k: f"{k}:0" for k in ("mfccs", "istft", "grad")},
+                           {"audio:0": want["audio"]})
+    for k in ("mfccs", "istft", "grad"):
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-4, atol=1e-4, err_msg=k)
