@@ -117,3 +117,21 @@ def test_gradients_of_log_prob_and_reparameterized_samples():
         with tf.Session() as sess:
             got = sess.run(tf.gradients(smp, loc)[0], {loc: v})
         np.testing.assert_array_equal(got, np.ones(3))
+
+
+@pytest.mark.parametrize("make", [
+    lambda D, bad: D.Normal(0.0, bad, validate_args=True),
+    lambda D, bad: D.Gamma(bad, 1.0, validate_args=True),
+    lambda D, bad: D.Beta(1.0, bad, validate_args=True),
+    lambda D, bad: D.StudentT(bad, 0.0, 1.0, validate_args=True),
+    lambda D, bad: D.Exponential(bad, validate_args=True),
+    lambda D, bad: D.Uniform(1.0, 1.0 + bad, validate_args=True),
+])
+def test_validate_args_checks_parameters_when_run(make):
+    with tf.Graph().as_default():
+        bad = tf.placeholder(tf.float32, [])
+        m = make(tf.distributions, bad).log_prob(1.5)
+        with tf.Session() as sess:
+            sess.run(m, {bad: 3.0})                  # valid parameters: no error
+            with pytest.raises(tf.errors.InvalidArgumentError, match="did not hold"):
+                sess.run(m, {bad: -1.0})

@@ -55,3 +55,15 @@ def nan_where(allow_nan_stats: bool, cond, value, name: str):
         return with_dependencies([check], value)
     nan = o.ones_like(value) * np.nan
     return o.where(cond, nan, value)
+
+
+def positive(t, validate_args: bool):
+    """`t`, checked to be > 0 when it runs if `validate_args` (TF's assert_positive)."""
+    if not validate_args:
+        return t
+    from tensorweave.ops.control_flow_ops import Assert, with_dependencies
+    from tensorweave.ops.reduction_ops import reduce_all
+
+    check = Assert(reduce_all(o.greater(t, o.zeros_like(t))),
+                   [f"Condition x > 0 did not hold element-wise: x = {t.name}", t])
+    return with_dependencies([check], t)

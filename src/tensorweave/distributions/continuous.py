@@ -10,6 +10,7 @@ from tensorweave.distributions import _ops as o
 from tensorweave.distributions._util import (
     dynamic_batch,
     float_params,
+    positive,
     sample_shape_n,
     static_batch,
 )
@@ -22,6 +23,7 @@ class _LocScale(Distribution):
     def __init__(self, loc, scale, validate_args, allow_nan_stats, name, params):
         with o.name_scope(name, values=[loc, scale]) as scope:
             self._loc, self._scale = float_params(["loc", "scale"], [loc, scale])
+            self._scale = positive(self._scale, validate_args)
         super().__init__(self._loc.dtype.base_dtype, FULLY_REPARAMETERIZED, validate_args,
                          allow_nan_stats, params, [self._loc, self._scale],
                          scope if isinstance(scope, str) else name)
@@ -124,6 +126,8 @@ class Uniform(Distribution):
                   "allow_nan_stats": allow_nan_stats, "name": name}
         with o.name_scope(name, values=[low, high]) as scope:
             self._low, self._high = float_params(["low", "high"], [low, high])
+            if validate_args:
+                self._high = self._low + positive(self._high - self._low, True)
         super().__init__(self._low.dtype.base_dtype, FULLY_REPARAMETERIZED, validate_args,
                          allow_nan_stats, params, [self._low, self._high],
                          scope if isinstance(scope, str) else name)

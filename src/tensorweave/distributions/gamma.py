@@ -14,6 +14,7 @@ from tensorweave.distributions._util import (
     dynamic_batch,
     float_params,
     nan_where,
+    positive,
     sample_shape_n,
     static_batch,
 )
@@ -42,7 +43,8 @@ class _Params(Distribution):
         params = dict(zip(self._PARAMS, values), validate_args=validate_args,
                       allow_nan_stats=allow_nan_stats, name=name, **(extra or {}))
         with o.name_scope(name, values=list(values)) as scope:
-            self._tensors = float_params(self._PARAMS, values)
+            self._tensors = [t if n == "loc" else positive(t, validate_args)
+                             for n, t in zip(self._PARAMS, float_params(self._PARAMS, values))]
         super().__init__(self._tensors[0].dtype.base_dtype, self._REPARAM, validate_args,
                          allow_nan_stats, params, self._tensors, scope)
 
@@ -96,7 +98,7 @@ class Exponential(Gamma):
 
     def __init__(self, rate, validate_args=False, allow_nan_stats=True, name="Exponential"):
         with o.name_scope(name, values=[rate]) as scope:
-            self._rate = float_params(["rate"], [rate])[0]
+            self._rate = positive(float_params(["rate"], [rate])[0], validate_args)
             one = o.ones_like(self._rate)
         self._tensors = [one, self._rate]
         Distribution.__init__(self, self._rate.dtype.base_dtype, FULLY_REPARAMETERIZED,
@@ -179,7 +181,8 @@ class Dirichlet(Distribution):
         params = {"concentration": concentration, "validate_args": validate_args,
                   "allow_nan_stats": allow_nan_stats, "name": name}
         with o.name_scope(name, values=[concentration]) as scope:
-            self._concentration = float_params(["concentration"], [concentration])[0]
+            self._concentration = positive(float_params(["concentration"], [concentration])[0],
+                                           validate_args)
             self._total = o.reduce_sum(self._concentration, -1)
         super().__init__(self._concentration.dtype.base_dtype, FULLY_REPARAMETERIZED,
                          validate_args, allow_nan_stats, params, [self._concentration], scope)
