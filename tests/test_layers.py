@@ -37,9 +37,10 @@ LAYERS: list[set[str]] = [
     {"keras"},
     {"serving"},
     # the public namespace: re-exports only
-    {"", "app", "bitwise", "compat", "contrib", "debugging", "distribute", "flags", "graph_util",
+    {"", "app", "bitwise", "compat", "contrib", "debugging", "distribute", "distributions",
+     "flags", "graph_util",
      "image", "initializers", "io", "linalg", "lookup", "math", "nest", "nn", "python_io", "queue",
-     "random",
+     "random", "signal",
      "sparse", "strings", "test", "timeline", "train"},
     {"cli"},
 ]

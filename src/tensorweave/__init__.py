@@ -156,4 +156,11 @@ from tensorweave.ops.string_hash_ops import (  # noqa: E402
 )
 from tensorweave.ops.string_hash_ops import sparse_cross as sparse_cross  # noqa: E402
 
+# -- tf.signal / tf.spectral, the FFT ops at top level as TF1 had them --
+from tensorweave import signal  # noqa: E402
+from tensorweave import signal as spectral  # noqa: E402
+from tensorweave.ops.signal_ops import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: E402
+from tensorweave.autodiff.tape import GradientTape  # noqa: E402
+from tensorweave import distributions  # noqa: E402
+
 __version__ = "0.1.0"

@@ -549,3 +549,39 @@ NO_GRADIENT.update({
     "MaxPool3DGrad": "TF's needs MaxPool3DGradGrad (not registered here)",
     "LookupTableFindV2": "a table lookup: TF defines no gradient",
 })
+
+# == FFT ops (ops/signal_ops.py): real inputs → complex → transform → a real weighted sum =====
+_FFT_W = u(-1, 1, (2, 4, 6)) + 1j * u(-1, 1, (2, 4, 6))
+
+
+def _fft_loss(z):
+    """Re and Im of every output weighted differently (outputs fit in (2, 4, 6))."""
+    from tensorweave.ops import array_ops as _ao
+    from tensorweave.ops import slicing_ops as _so
+
+    w = _so.slice(_FFT_W, [0, 0, 0], _ao.shape(z)) if z.dtype.is_complex else \
+        _so.slice(_FFT_W.real, [0, 0, 0], _ao.shape(z))
+    zw = z * w
+    return (A("Real", zw, Tout=dtypes.float64) + 2.0 * A("Imag", zw, Tout=dtypes.float64)) \
+        if z.dtype.is_complex else zw
+
+
+def _as_complex(re, im):
+    return A("Complex", re, im, Tout=dtypes.complex128)
+
+
+for _op, _rank in (("FFT", 1), ("IFFT", 1), ("FFT2D", 2), ("IFFT2D", 2), ("FFT3D", 3),
+                   ("IFFT3D", 3)):
+    add(GradCase((_op,), lambda re, im, _op=_op: _fft_loss(A(_op, _as_complex(re, im))),
+                 [u(-1, 1, (2, 3, 4)), u(-1, 1, (2, 3, 4))]))
+for _op, _n, _shape in (("RFFT", [6], (2, 3, 5)), ("RFFT", [4], (2, 3, 5)),
+                        ("RFFT2D", [4, 5], (2, 3, 6)), ("RFFT3D", [2, 3, 4], (2, 3, 4))):
+    add(GradCase((_op,), lambda x, _op=_op, _n=_n: _fft_loss(
+        A(_op, x, _n, Treal=dtypes.float64, Tcomplex=dtypes.complex128)),
+        [u(-1, 1, _shape)], name=f"n{'x'.join(map(str, _n))}"))
+for _op, _n, _shape in (("IRFFT", [6], (2, 3, 4)), ("IRFFT", [5], (2, 3, 3)),
+                        ("IRFFT", [4], (2, 3, 4)), ("IRFFT2D", [3, 6], (2, 3, 4)),
+                        ("IRFFT3D", [2, 3, 4], (2, 3, 3))):
+    add(GradCase((_op,), lambda re, im, _op=_op, _n=_n: _fft_loss(
+        A(_op, _as_complex(re, im), _n, Treal=dtypes.float64, Tcomplex=dtypes.complex128)),
+        [u(-1, 1, _shape), u(-1, 1, _shape)], name=f"n{'x'.join(map(str, _n))}"))

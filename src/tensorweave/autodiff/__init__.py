@@ -16,6 +16,7 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     pool_grad,
     sampling_grad,
     sequence_grad,
+    signal_grad,
     sparse_grad,
     special_grad,
     state_grad,

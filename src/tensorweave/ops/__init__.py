@@ -50,6 +50,7 @@ from tensorweave.ops import (  # noqa: F401
     script_ops,
     sendrecv_ops,
     sequence_ops,
+    signal_ops,
     slicing_ops,
     sparse_ops,
     special_ops,

@@ -41,6 +41,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     script,
     sendrecv,
     sequence,
+    signal,
     slicing,
     sparse,
     special,
