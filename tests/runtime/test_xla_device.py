@@ -86,7 +86,8 @@ OPS = {
     "array": lambda: [tf.reshape(_A, [-1]), tf.reshape(_A, [2, 10]), tf.transpose(_A),
                       tf.expand_dims(_A, 1), tf.shape(_A), tf.size(_A), tf.identity(_A),
                       tf.tile(_B, [2, 1]), tf.zeros_like(_A), tf.fill([2, 3], 1.5),
-                      tf.concat([_A, _A], 0), tf.stack([_A, _A], 1)],
+                      tf.concat([_A, _A], 0), tf.stack([_A, _A], 1),
+                      tf.broadcast_to(_B[:, 0], [4, 5])],
     "xent": lambda: list(tf.nn.sparse_softmax_cross_entropy_with_logits(
         labels=np.array([0, 2, 1, 2]), logits=_A[:, :3])) + [
         tf.nn.softmax_cross_entropy_with_logits_v2(labels=tf.nn.softmax(_B[:4]), logits=_A[:, :3])],

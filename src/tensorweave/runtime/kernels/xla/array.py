@@ -117,3 +117,9 @@ def _pack(node):
     _, jnp, _ = jax_modules()
     axis = int(node.attr("axis", 0))
     return lambda *xs: jnp.stack(xs, axis=axis)
+
+
+@register_lowering("BroadcastTo", const_inputs=(1,))
+def _broadcast_to(node):
+    _, jnp, _ = jax_modules()
+    return lambda x, shape: jnp.broadcast_to(x, _ints(shape))
