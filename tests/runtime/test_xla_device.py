@@ -179,3 +179,29 @@ def test_compiles_once_per_input_signature(built):
                 np.testing.assert_allclose(sess.run(y, {x: np.ones((n, 3), np.float32)}),
                                            np.full(n, 6.0))
     assert [ex.compiles for ex in built] == [2]
+
+
+def test_chain_split_cpu_xla_cpu_xla_does_not_deadlock(built):
+    """Cumsum has no lowering: soft placement sends it to the CPU between two XLA parts, so
+    the XLA partition must send `h` before it can receive `c` (one executable would wait)."""
+    x = _RNG.standard_normal((3, 4)).astype(np.float32)
+
+    def build(device):
+        def f(x):
+            with tf.device(device):
+                h = tf.nn.relu(x) * 2.0
+                c = tf.cumsum(h, axis=1)
+                return h + c
+        return f
+
+    want = _run(build("/cpu:0"), None, {"x": x})
+    g = tf.Graph()
+    with g.as_default():
+        ph = tf.placeholder(tf.float32, [3, 4])
+        out = build(XLA)(ph)
+        config = tf.ConfigProto(allow_soft_placement=True, operation_timeout_in_ms=20000)
+        with tf.Session(config=config) as sess:
+            got = sess.run(out, {ph: x})
+    # three stages: the axis constant Cumsum needs, then h (needs x), then h + c (needs c)
+    assert len(built) == 1 and built[0].compiles == 3
+    np.testing.assert_allclose(got, want, rtol=1e-6)
