@@ -59,6 +59,10 @@ from tensorweave.ops.state_ops import (
     scatter_min, scatter_mul, scatter_nd_add, scatter_nd_sub, scatter_nd_update, scatter_sub,
     scatter_update,
 )
+from tensorweave.ops.partitioned_variables import (  # noqa: F401
+    create_partitioned_variables, fixed_size_partitioner, min_max_variable_partitioner,
+    variable_axis_size_partitioner,
+)
 from tensorweave.ops.variable_scope import (
     AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope,
     no_regularizer, variable_op_scope, variable_scope,
