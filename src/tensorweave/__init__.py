@@ -9,6 +9,7 @@ import sys
 # NOTE: registration happens here, by import, in this order: op types, kernels, gradients.
 from tensorweave import ops as _ops  # noqa: F401  (registers every op type)
 from tensorweave.runtime.kernels import cpu as _cpu_kernels  # noqa: F401  (every CPU kernel)
+from tensorweave.runtime.kernels import xla as _xla_kernels  # noqa: F401  (lowerings, with jax)
 from tensorweave import errors
 from tensorweave.autodiff import (
     AggregationMethod, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,

@@ -30,4 +30,8 @@ class Device:
 
 
 def local_device_names(job: str = "localhost", task: int = 0, cpus: int = 1) -> list[str]:
-    return [f"/job:{job}/replica:0/task:{task}/device:CPU:{i}" for i in range(cpus)]
+    """This process's devices: `cpus` CPUs, then the XLA devices where jax is installed."""
+    from tensorweave.runtime.kernels.xla.backend import device_names
+
+    cpu = [f"/job:{job}/replica:0/task:{task}/device:CPU:{i}" for i in range(cpus)]
+    return cpu + device_names(job, task)

@@ -115,7 +115,12 @@ class LocalWorker(WorkerInterface):
         dev = self.device(device)
         plan = Plan(graph_def, dev.device_type, dev.resources, dev.name,
                     bool((options or {}).get("dataflow")))
-        executor = Executor(plan, self._pool(dev.name))
+        if dev.device_type.startswith("XLA_"):
+            from tensorweave.runtime.xla_executable import XlaExecutable
+
+            executor = XlaExecutable(plan)
+        else:
+            executor = Executor(plan, self._pool(dev.name))
         with self._lock:
             handle = f"g{self._prefix}-{next(self._ids)}"
             self._graphs[handle] = executor

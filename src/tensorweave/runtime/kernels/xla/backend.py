@@ -1,0 +1,67 @@
+"""The XLA device's backend: JAX, imported only when an XLA partition is built.
+
+`available()` answers without importing jax (a `find_spec`), so sessions on machines with jax
+installed pay nothing until they place work on the XLA device. `jax_modules()` imports jax
+once, with 64-bit types enabled (TF graphs use int64 and float64; jax would silently narrow
+them otherwise).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+
+# The device types lowerings register for: XLA_CPU wherever jax is installed, XLA_GPU where
+# jax sees a CUDA device.
+XLA_DEVICE_TYPES = ("XLA_CPU", "XLA_GPU")
+
+
+def available() -> bool:
+    """Whether jax is installed (nothing is imported)."""
+    return importlib.util.find_spec("jax") is not None
+
+
+@functools.cache
+def jax_modules():
+    """(jax, jax.numpy, jax.lax), imported once with x64 enabled."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    from jax import lax
+
+    return jax, jnp, lax
+
+
+@functools.cache
+def gpu_count() -> int:
+    """CUDA devices jax sees (0 without a GPU or a CUDA jaxlib)."""
+    if not available():
+        return 0
+    jax = jax_modules()[0]
+    try:
+        return len(jax.devices("gpu"))
+    except RuntimeError:
+        return 0
+
+
+def device_names(job: str, task: int) -> list[str]:
+    """This process's XLA devices: XLA_CPU:0 when jax is installed, XLA_GPU:i per CUDA GPU.
+
+    NOTE: GPUs are looked up only if jax has a CUDA plugin installed, so a CPU-only machine
+    never imports jax here.
+    """
+    if not available():
+        return []
+    prefix = f"/job:{job}/replica:0/task:{task}/device:"
+    names = [prefix + "XLA_CPU:0"]
+    if importlib.util.find_spec("jax_cuda12_plugin") or importlib.util.find_spec(
+            "jax_cuda13_plugin"):
+        names += [f"{prefix}XLA_GPU:{i}" for i in range(gpu_count())]
+    return names
+
+
+def jax_device(device_type: str):
+    """The jax device a partition on `device_type` runs on."""
+    jax = jax_modules()[0]
+    return jax.devices("gpu" if device_type == "XLA_GPU" else "cpu")[0]

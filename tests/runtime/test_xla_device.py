@@ -1,0 +1,207 @@
+"""The XLA device (jax): lowerings against the numpy kernels, CPU ↔ XLA_CPU partitions, an
+MLP training step on /device:XLA_CPU:0 matching the all-CPU run, and the compile cache."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax", reason="the XLA device needs jax (pip install tensorweave[xla])")
+
+import tensorweave as tf  # noqa: E402
+from tensorweave.runtime import xla_executable  # noqa: E402
+
+XLA = "/device:XLA_CPU:0"
+
+
+@pytest.fixture
+def built(monkeypatch):
+    """The XlaExecutables built during the test."""
+    made = []
+    init = xla_executable.XlaExecutable.__init__
+
+    def record(self, *a, **k):
+        init(self, *a, **k)
+        made.append(self)
+
+    monkeypatch.setattr(xla_executable.XlaExecutable, "__init__", record)
+    return made
+
+
+def _run(build, device, feeds=None, soft=False):
+    """Runs `build()`'s fetches with the graph under `device` (None: no device scope)."""
+    g = tf.Graph()
+    with g.as_default():
+        ph = {k: tf.placeholder(v.dtype, v.shape, name=k) for k, v in (feeds or {}).items()}
+        if device:
+            with tf.device(device):
+                fetches = build(**ph)
+        else:
+            fetches = build(**ph)
+        config = tf.ConfigProto(allow_soft_placement=soft)
+        with tf.Session(config=config) as sess:
+            return sess.run(fetches, {ph[k]: v for k, v in (feeds or {}).items()})
+
+
+def test_list_devices_has_xla_cpu_and_no_gpu_without_cuda():
+    with tf.Session() as sess:
+        names = [d.name for d in sess.list_devices()]
+    assert names[0].endswith("/device:CPU:0")
+    assert any(n.endswith("/device:XLA_CPU:0") for n in names)
+    assert not any("GPU" in n for n in names)  # this machine has no CUDA device
+
+
+def test_no_xla_device_without_jax(monkeypatch):
+    from tensorweave.runtime import device
+    from tensorweave.runtime.kernels.xla import backend
+
+    monkeypatch.setattr(backend, "available", lambda: False)
+    assert device.local_device_names(cpus=2) == [
+        "/job:localhost/replica:0/task:0/device:CPU:0",
+        "/job:localhost/replica:0/task:0/device:CPU:1"]
+
+
+_RNG = np.random.default_rng(0)
+_A = _RNG.standard_normal((4, 5)).astype(np.float32)
+_B = _RNG.standard_normal((5, 3)).astype(np.float32)
+_P = np.abs(_A) + 0.5
+
+OPS = {
+    "unary": lambda: [tf.negative(_A), tf.square(_A), tf.exp(_A), tf.log(_P), tf.sqrt(_P),
+                      tf.rsqrt(_P), tf.tanh(_A), tf.abs(_A), tf.floor(_A), tf.sign(_A)],
+    "binary": lambda: [tf.add(_A, _P), tf.subtract(_A, _P), tf.multiply(_A, _P),
+                       tf.realdiv(_A, _P), tf.maximum(_A, 0.1),
+                       tf.minimum(_A, _P), tf.pow(_P, 1.5), tf.squared_difference(_A, _P),
+                       tf.cast(tf.less(_A, _P), tf.int32), tf.add_n([_A, _P, _A])],
+    "int": lambda: [tf.floordiv(np.array([7, -7, 9]), 2), tf.mod(np.array([7, -7, 9]), 3),
+                    tf.reduce_mean(np.array([1, 2, 4])), tf.cast(_A, tf.int64)],
+    "matmul": lambda: [tf.matmul(_A, _B), tf.matmul(_A, _A, transpose_b=True),
+                       tf.matmul(_B, _B, transpose_a=True)],
+    "nn": lambda: [tf.nn.bias_add(_A, _B[:, 0]), tf.nn.relu(_A), tf.nn.relu6(_A * 9),
+                   tf.sigmoid(_A), tf.nn.softmax(_A), tf.nn.log_softmax(_A),
+                   tf.nn.elu(_A), tf.nn.softplus(_A)],
+    "reduce": lambda: [tf.reduce_sum(_A), tf.reduce_sum(_A, 1), tf.reduce_mean(_A, 0),
+                       tf.reduce_max(_A, [0, 1], keepdims=True), tf.reduce_min(_A, -1),
+                       tf.reduce_prod(_P, 1)],
+    "array": lambda: [tf.reshape(_A, [-1]), tf.reshape(_A, [2, 10]), tf.transpose(_A),
+                      tf.expand_dims(_A, 1), tf.shape(_A), tf.size(_A), tf.identity(_A),
+                      tf.tile(_B, [2, 1]), tf.zeros_like(_A), tf.fill([2, 3], 1.5),
+                      tf.concat([_A, _A], 0), tf.stack([_A, _A], 1),
+                      tf.broadcast_to(_B[:, 0], [4, 5])],
+    "xent": lambda: list(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=np.array([0, 2, 1, 2]), logits=_A[:, :3])) + [
+        tf.nn.softmax_cross_entropy_with_logits_v2(labels=tf.nn.softmax(_B[:4]), logits=_A[:, :3])],
+}
+
+
+@pytest.mark.parametrize("family", sorted(OPS))
+def test_lowerings_match_numpy_kernels(family, built):
+    want = _run(OPS[family], None)
+    got = _run(OPS[family], XLA, soft=True)
+    assert built, "nothing ran on the XLA device"
+    for w, g in zip(want, got):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-6)
+
+
+def test_cpu_xla_cpu_split_matches_all_cpu(built):
+    x = _RNG.standard_normal((6, 5)).astype(np.float32)
+
+    def build(devices):
+        def f(x):
+            with tf.device(devices[0]):
+                h = tf.matmul(x, _B) + 1.0
+            with tf.device(devices[1]):
+                h = tf.nn.relu(h) * 2.0
+                h = tf.reshape(h, tf.stack([tf.shape(h)[0] * 3, -1]))
+            with tf.device(devices[2]):
+                return [tf.reduce_sum(h, 1), h]
+        return f
+
+    want = _run(build(["/cpu:0"] * 3), None, {"x": x})
+    got = _run(build(["/cpu:0", XLA, "/cpu:0"]), None, {"x": x}, soft=True)
+    assert len(built) == 1
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_op_without_lowering_needs_soft_placement():
+    def f():
+        return tf.random.shuffle(tf.constant([1, 2, 3]))
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot assign a device"):
+        _run(f, XLA)
+    assert sorted(_run(f, XLA, soft=True)) == [1, 2, 3]
+
+
+def _mlp_losses(device, steps=4):
+    rng = np.random.default_rng(1)
+    xs = rng.standard_normal((32, 8)).astype(np.float32)
+    ys = rng.integers(0, 3, 32).astype(np.int64)
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(3)
+        x = tf.placeholder(tf.float32, [None, 8])
+        y = tf.placeholder(tf.int64, [None])
+        w1 = tf.Variable(rng.standard_normal((8, 16)).astype(np.float32) * 0.3)
+        b1 = tf.Variable(np.zeros(16, np.float32))
+        w2 = tf.Variable(rng.standard_normal((16, 3)).astype(np.float32) * 0.3)
+        with tf.device(device):
+            h = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w1), b1))
+            logits = tf.matmul(h, w2)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=y, logits=logits))
+            train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        config = tf.ConfigProto(allow_soft_placement=True)
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            out = [sess.run([loss, train], {x: xs, y: ys})[0] for _ in range(steps)]
+            return out, sess.run(w1)
+
+
+def test_mlp_training_step_on_xla_matches_cpu(built):
+    want, w_want = _mlp_losses("/cpu:0")
+    got, w_got = _mlp_losses(XLA)
+    assert built
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    np.testing.assert_allclose(w_got, w_want, rtol=1e-5, atol=1e-6)
+    assert got[-1] < got[0]
+
+
+def test_compiles_once_per_input_signature(built):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        with tf.device(XLA):
+            y = tf.reduce_sum(tf.nn.relu(x) * 2.0, 1)
+        with tf.Session() as sess:
+            for n in (2, 2, 5, 2, 5):
+                np.testing.assert_allclose(sess.run(y, {x: np.ones((n, 3), np.float32)}),
+                                           np.full(n, 6.0))
+    assert [ex.compiles for ex in built] == [2]
+
+
+def test_chain_split_cpu_xla_cpu_xla_does_not_deadlock(built):
+    """Cumsum has no lowering: soft placement sends it to the CPU between two XLA parts, so
+    the XLA partition must send `h` before it can receive `c` (one executable would wait)."""
+    x = _RNG.standard_normal((3, 4)).astype(np.float32)
+
+    def build(device):
+        def f(x):
+            with tf.device(device):
+                h = tf.nn.relu(x) * 2.0
+                c = tf.cumsum(h, axis=1)
+                return h + c
+        return f
+
+    want = _run(build("/cpu:0"), None, {"x": x})
+    g = tf.Graph()
+    with g.as_default():
+        ph = tf.placeholder(tf.float32, [3, 4])
+        out = build(XLA)(ph)
+        config = tf.ConfigProto(allow_soft_placement=True, operation_timeout_in_ms=20000)
+        with tf.Session(config=config) as sess:
+            got = sess.run(out, {ph: x})
+    # three stages: the axis constant Cumsum needs, then h (needs x), then h + c (needs c)
+    assert len(built) == 1 and built[0].compiles == 3
+    np.testing.assert_allclose(got, want, rtol=1e-6)
