@@ -1,0 +1,58 @@
+"""`tf.contrib.slim` (TF-Slim, TF 1.15): the contrib layers, initializers and regularizers,
+`arg_scope`, the variable helpers, and the `losses`, `metrics`, `learning` and `evaluation`
+modules, under one name: `slim = tf.contrib.slim`."""
+
+from tensorweave.contrib import layers
+from tensorweave.contrib.arg_scope import (  # noqa: F401
+    add_arg_scope,
+    arg_scope,
+    arg_scoped_arguments,
+    current_arg_scope,
+    has_arg_scope,
+)
+from tensorweave.contrib.layers import (  # noqa: F401
+    apply_regularization,
+    avg_pool2d,
+    batch_norm,
+    conv2d,
+    convolution2d,
+    dropout,
+    flatten,
+    fully_connected,
+    l1_l2_regularizer,
+    l1_regularizer,
+    l2_regularizer,
+    layer_norm,
+    linear,
+    max_pool2d,
+    one_hot_encoding,
+    repeat,
+    softmax,
+    stack,
+    sum_regularizer,
+    variance_scaling_initializer,
+    xavier_initializer,
+    xavier_initializer_conv2d,
+)
+from tensorweave.contrib.slim import evaluation, learning, losses, metrics
+from tensorweave.contrib.variables import (  # noqa: F401
+    add_model_variable,
+    assign_from_checkpoint_fn,
+    get_local_variables,
+    get_model_variables,
+    get_trainable_variables,
+    get_unique_variable,
+    get_variables,
+    get_variables_by_name,
+    get_variables_by_suffix,
+    get_variables_to_restore,
+    model_variable,
+    variable,
+)
+
+__all__ = ["evaluation", "layers", "learning", "losses", "metrics", "arg_scope",
+           "add_arg_scope", "conv2d", "fully_connected", "max_pool2d", "avg_pool2d",
+           "flatten", "dropout", "batch_norm", "layer_norm", "repeat", "stack", "softmax",
+           "one_hot_encoding", "l2_regularizer", "variance_scaling_initializer",
+           "xavier_initializer", "get_variables", "get_model_variables", "model_variable",
+           "variable", "get_variables_to_restore", "assign_from_checkpoint_fn"]
