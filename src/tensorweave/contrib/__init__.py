@@ -1,6 +1,6 @@
 """`tf.contrib`: the TF1 contrib pieces TF1 scripts commonly use (`tf.contrib.layers`,
-`tf.contrib.slim`, `tf.contrib.rnn`, `tf.contrib.framework`)."""
+`tf.contrib.slim`, `tf.contrib.seq2seq`, `tf.contrib.rnn`, `tf.contrib.framework`)."""
 
-from tensorweave.contrib import framework, layers, rnn, slim
+from tensorweave.contrib import framework, layers, rnn, seq2seq, slim
 
-__all__ = ["framework", "layers", "rnn", "slim"]
+__all__ = ["framework", "layers", "rnn", "seq2seq", "slim"]

@@ -1,0 +1,17 @@
+"""`tf.contrib.seq2seq` (TF 1.15): `sequence_loss`, the helpers, `BasicDecoder`,
+`dynamic_decode`, the attention mechanisms and `AttentionWrapper`, `BeamSearchDecoder` and
+`tile_batch`."""
+
+from tensorweave.contrib.seq2seq.basic_decoder import BasicDecoder, BasicDecoderOutput
+from tensorweave.contrib.seq2seq.decoder import Decoder, dynamic_decode
+from tensorweave.contrib.seq2seq.helper import (
+    GreedyEmbeddingHelper,
+    Helper,
+    SampleEmbeddingHelper,
+    TrainingHelper,
+)
+from tensorweave.contrib.seq2seq.loss import sequence_loss
+
+__all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "GreedyEmbeddingHelper",
+           "Helper", "SampleEmbeddingHelper", "TrainingHelper", "dynamic_decode",
+           "sequence_loss"]
