@@ -2,6 +2,12 @@
 `dynamic_decode`, the attention mechanisms and `AttentionWrapper`, `BeamSearchDecoder` and
 `tile_batch`."""
 
+from tensorweave.contrib.seq2seq.attention_wrapper import (
+    AttentionWrapper,
+    AttentionWrapperState,
+    BahdanauAttention,
+    LuongAttention,
+)
 from tensorweave.contrib.seq2seq.basic_decoder import BasicDecoder, BasicDecoderOutput
 from tensorweave.contrib.seq2seq.decoder import Decoder, dynamic_decode
 from tensorweave.contrib.seq2seq.helper import (
@@ -12,6 +18,7 @@ from tensorweave.contrib.seq2seq.helper import (
 )
 from tensorweave.contrib.seq2seq.loss import sequence_loss
 
-__all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "GreedyEmbeddingHelper",
+__all__ = ["AttentionWrapper", "AttentionWrapperState", "BahdanauAttention",
+           "LuongAttention", "BasicDecoder", "BasicDecoderOutput", "Decoder", "GreedyEmbeddingHelper",
            "Helper", "SampleEmbeddingHelper", "TrainingHelper", "dynamic_decode",
            "sequence_loss"]
