@@ -9,6 +9,13 @@ from tensorweave.contrib.seq2seq.attention_wrapper import (
     LuongAttention,
 )
 from tensorweave.contrib.seq2seq.basic_decoder import BasicDecoder, BasicDecoderOutput
+from tensorweave.contrib.seq2seq.beam_search_decoder import (
+    BeamSearchDecoder,
+    BeamSearchDecoderOutput,
+    BeamSearchDecoderState,
+    FinalBeamSearchDecoderOutput,
+)
+from tensorweave.contrib.seq2seq.beam_search_ops import gather_tree, tile_batch
 from tensorweave.contrib.seq2seq.decoder import Decoder, dynamic_decode
 from tensorweave.contrib.seq2seq.helper import (
     GreedyEmbeddingHelper,
@@ -19,6 +26,7 @@ from tensorweave.contrib.seq2seq.helper import (
 from tensorweave.contrib.seq2seq.loss import sequence_loss
 
 __all__ = ["AttentionWrapper", "AttentionWrapperState", "BahdanauAttention",
-           "LuongAttention", "BasicDecoder", "BasicDecoderOutput", "Decoder", "GreedyEmbeddingHelper",
+           "LuongAttention", "BasicDecoder", "BeamSearchDecoder", "BeamSearchDecoderOutput",
+           "BeamSearchDecoderState", "FinalBeamSearchDecoderOutput", "gather_tree", "tile_batch", "BasicDecoderOutput", "Decoder", "GreedyEmbeddingHelper",
            "Helper", "SampleEmbeddingHelper", "TrainingHelper", "dynamic_decode",
            "sequence_loss"]
