@@ -25,8 +25,10 @@ from tensorweave.contrib.seq2seq.helper import (
 )
 from tensorweave.contrib.seq2seq.loss import sequence_loss
 
-__all__ = ["AttentionWrapper", "AttentionWrapperState", "BahdanauAttention",
-           "LuongAttention", "BasicDecoder", "BeamSearchDecoder", "BeamSearchDecoderOutput",
-           "BeamSearchDecoderState", "FinalBeamSearchDecoderOutput", "gather_tree", "tile_batch", "BasicDecoderOutput", "Decoder", "GreedyEmbeddingHelper",
-           "Helper", "SampleEmbeddingHelper", "TrainingHelper", "dynamic_decode",
-           "sequence_loss"]
+__all__ = [
+    "AttentionWrapper", "AttentionWrapperState", "BahdanauAttention", "BasicDecoder",
+    "BasicDecoderOutput", "BeamSearchDecoder", "BeamSearchDecoderOutput", "BeamSearchDecoderState",
+    "Decoder", "FinalBeamSearchDecoderOutput", "GreedyEmbeddingHelper", "Helper", "LuongAttention",
+    "SampleEmbeddingHelper", "TrainingHelper", "dynamic_decode", "gather_tree", "sequence_loss",
+    "tile_batch",
+]
