@@ -207,6 +207,7 @@ from tensorweave.contrib.layers_conv import (  # noqa: E402
     conv2d,
     convolution2d,
     dropout,
+    embed_sequence,
     max_pool2d,
     one_hot_encoding,
     repeat,
@@ -220,6 +221,7 @@ linear = functools.partial(fully_connected, activation_fn=None)
 
 __all__ = [
     "OPTIMIZER_CLS_NAMES", "avg_pool2d", "batch_norm", "conv2d", "convolution2d", "dropout",
+    "embed_sequence",
     "layer_norm", "linear", "max_pool2d", "one_hot_encoding", "optimize_loss", "repeat",
     "softmax", "stack",
     "apply_regularization", "flatten", "fully_connected", "l1_l2_regularizer",

@@ -186,3 +186,25 @@ def softmax(logits, scope=None):
     with vs.variable_scope(scope, "softmax", [logits]):
         logits = convert_to_tensor(logits)
         return nn_ops.softmax(logits)
+
+
+def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializer=None,
+                   regularizer=None, trainable=True, scope=None, reuse=None):
+    """[batch, time] ids → [batch, time, embed_dim] through the model variable
+    `EmbedSequence/embeddings` [vocab_size, embed_dim].
+
+    Raises:
+      ValueError: vocab_size or embed_dim missing while not reusing.
+    """
+    from tensorweave import dtypes
+    from tensorweave.contrib.variables import model_variable
+    from tensorweave.ops import embedding_ops
+
+    if not (reuse or (vocab_size and embed_dim)):
+        raise ValueError(f"Must specify vocab size and embedding dimension when not reusing. "
+                         f"Got vocab_size={vocab_size} and embed_dim={embed_dim}")
+    with vs.variable_scope(scope, "EmbedSequence", [ids], reuse=reuse):
+        embeddings = model_variable("embeddings", shape=[vocab_size, embed_dim],
+                                    dtype=dtypes.float32, initializer=initializer,
+                                    regularizer=regularizer, trainable=trainable)
+        return embedding_ops.embedding_lookup(embeddings, ids)
