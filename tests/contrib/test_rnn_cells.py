@@ -72,3 +72,26 @@ def test_projection_wrappers_in_dynamic_rnn():
             assert (sess.run(out) >= 0).all()
         with pytest.raises(ValueError, match="must be > 0"):
             rnn.OutputProjectionWrapper(rnn.BasicLSTMCell(4), 0)
+
+
+def test_attention_cell_wrapper_names_shapes_and_window():
+    with tf.Graph().as_default():
+        cell = rnn.AttentionCellWrapper(rnn.BasicLSTMCell(4), attn_length=3)
+        assert cell.state_size == ((4, 4), 4, 12) and cell.output_size == 4
+        out, (cell_state, attns, window) = tf.nn.dynamic_rnn(
+            cell, tf.ones([2, 5, 3]), dtype=tf.float32)
+        assert out.shape.as_list() == [2, 5, 4] and window.shape.as_list() == [2, 12]
+        prefix = "rnn/attention_cell_wrapper/"
+        assert [v.op.name[len(prefix):] for v in tf.global_variables()] == [
+            "kernel", "bias", "basic_lstm_cell/kernel", "basic_lstm_cell/bias",
+            "attention/attn_w", "attention/attn_v", "attention/kernel", "attention/bias",
+            "attn_output_projection/kernel", "attn_output_projection/bias"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got_out, got_window = sess.run([out, window])
+        # the window holds the last attn_length outputs, newest last
+        np.testing.assert_allclose(got_window.reshape(2, 3, 4), got_out[:, -3:], rtol=1e-5)
+        with pytest.raises(ValueError, match="attn_length should be greater than zero"):
+            rnn.AttentionCellWrapper(rnn.BasicLSTMCell(4), attn_length=0)
+        with pytest.raises(ValueError, match="state_is_tuple is not set"):
+            rnn.AttentionCellWrapper(rnn.BasicLSTMCell(4), 2, state_is_tuple=False)

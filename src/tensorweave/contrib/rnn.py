@@ -1,7 +1,9 @@
 """`tf.contrib.rnn`: TF1's contrib aliases of the core RNN cells and drivers, and the contrib
-cells (`LayerNormBasicLSTMCell`, `OutputProjectionWrapper`, `InputProjectionWrapper`)."""
+cells (`LayerNormBasicLSTMCell`, `AttentionCellWrapper`, `OutputProjectionWrapper`,
+`InputProjectionWrapper`)."""
 
 from tensorweave.contrib.rnn_cells import (
+    AttentionCellWrapper,
     InputProjectionWrapper,
     LayerNormBasicLSTMCell,
     OutputProjectionWrapper,
@@ -25,4 +27,4 @@ from tensorweave.training.rnn.wrappers import (
 __all__ = ["RNNCell", "LayerRNNCell", "BasicRNNCell", "GRUCell", "LSTMStateTuple",
            "BasicLSTMCell", "LSTMCell", "MultiRNNCell", "DropoutWrapper", "ResidualWrapper",
            "DeviceWrapper", "static_rnn", "static_bidirectional_rnn", "LayerNormBasicLSTMCell",
-           "OutputProjectionWrapper", "InputProjectionWrapper"]
+           "OutputProjectionWrapper", "InputProjectionWrapper", "AttentionCellWrapper"]
