@@ -260,3 +260,25 @@ def test_slim_metrics_and_evaluation():
             got = slim.evaluation.evaluation(sess, num_evals=2, eval_op=updates.values(),
                                              final_op=values.values())
         assert dict(zip(values, got)) == {"mse": 5.0, "acc": 0.5}
+
+
+def test_evaluate_once_restores_the_checkpoint_and_writes_summaries(tmp_path):
+    ckpt = str(tmp_path / "model.ckpt")
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", initializer=tf.constant([2.0]))
+        step = tf.train.get_or_create_global_step()
+        with tf.Session() as sess:
+            sess.run([tf.global_variables_initializer(), step.assign(9)])
+            sess.run(w.assign([3.0]))
+            tf.train.Saver().save(sess, ckpt)
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", initializer=tf.constant([0.0]))
+        value, update = slim.metrics.streaming_mean_squared_error(w, tf.constant([1.0]))
+        tf.summary.scalar("mse", value)
+        got = slim.evaluation.evaluate_once("", ckpt, str(tmp_path / "eval"), num_evals=3,
+                                            eval_op=[update], final_op=value)
+    assert got == 4.0
+    events = list((tmp_path / "eval").glob("events.out.tfevents.*"))
+    assert len(events) == 1
+    steps = [e.step for e in tf.train.summary_iterator(str(events[0])) if e.summary.value]
+    assert steps == [9]
