@@ -22,8 +22,8 @@ import numpy as np
 
 import tensorweave as tf
 import tensorweave.runtime.kernels.cpu.parsing  # noqa: F401  (until kernels.cpu imports it)
-from tensorweave.data import example as ex
-from tensorweave.data.tfrecord import RecordReader, TFRecordWriter, iter_records
+from tensorweave.formats import example as ex
+from tensorweave.formats.tfrecord import RecordReader, TFRecordWriter, iter_records
 from tensorweave.ops import parsing_ops
 from tensorweave.ops.registry import OPS
 from tensorweave.runtime.kernels.registry import KernelNode, lookup_kernel

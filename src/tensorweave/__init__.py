@@ -15,7 +15,7 @@ from tensorweave.autodiff import (
     no_gradient,
 )
 from tensorweave.autodiff import NotDifferentiable as NoGradient
-from tensorweave.framework.indexed_slices import (
+from tensorweave.ops.indexed_slices import (
     IndexedSlices, IndexedSlicesValue, convert_to_tensor_or_indexed_slices,
 )
 from tensorweave.client.session import InteractiveSession, Session
@@ -57,6 +57,10 @@ from tensorweave.ops.state_ops import (
     assign, assign_add, assign_sub, count_up_to, scatter_add, scatter_div, scatter_max,
     scatter_min, scatter_mul, scatter_nd_add, scatter_nd_sub, scatter_nd_update, scatter_sub,
     scatter_update,
+)
+from tensorweave.ops.partitioned_variables import (  # noqa: F401
+    create_partitioned_variables, fixed_size_partitioner, min_max_variable_partitioner,
+    variable_axis_size_partitioner,
 )
 from tensorweave.ops.variable_scope import (
     AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope,
@@ -118,12 +122,13 @@ from tensorweave.ops.accumulator_ops import (  # noqa: E402
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
 )
 from tensorweave.data.readers import (  # noqa: E402
-    FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
+    FixedLengthRecordReader, LMDBReader, ReaderBase, TextLineReader, TFRecordReader,
+    WholeFileReader,
 )
-from tensorweave.data.example import (  # noqa: E402
+from tensorweave.formats.example import (  # noqa: E402
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
 )
-from tensorweave.framework.sparse_tensor import *  # noqa: E402, F403
+from tensorweave.ops.sparse_tensor import *  # noqa: E402, F403
 from tensorweave.ops.parsing_ops import *  # noqa: E402, F403
 from tensorweave import contrib  # noqa: E402
 from tensorweave.monitoring import summary  # noqa: E402
@@ -137,10 +142,18 @@ from tensorweave.proto.summary_pb2 import HistogramProto, Summary, SummaryMetada
 from tensorweave.training.clip_ops import (  # noqa: E402
     clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm,
 )
-from tensorweave.framework.importer import import_graph_def  # noqa: E402
+from tensorweave.ops.importer import import_graph_def  # noqa: E402
 from tensorweave.proto.graph_pb2 import GraphDef  # noqa: E402
 from tensorweave.proto.node_def_pb2 import NodeDef  # noqa: E402
 from tensorweave import saved_model  # noqa: E402
 from tensorweave.proto.meta_graph_pb2 import SignatureDef, TensorInfo  # noqa: E402
+
+# -- lookup tables, string hashing, feature columns (tf.lookup, tf.feature_column) --
+from tensorweave import estimator, feature_column, lookup  # noqa: E402
+from tensorweave.ops.lookup_tables import tables_initializer  # noqa: E402
+from tensorweave.ops.string_hash_ops import (  # noqa: E402
+    string_to_hash_bucket, string_to_hash_bucket_fast, string_to_hash_bucket_strong,
+)
+from tensorweave.ops.string_hash_ops import sparse_cross as sparse_cross  # noqa: E402
 
 __version__ = "0.1.0"

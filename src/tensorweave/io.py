@@ -1,10 +1,10 @@
 """`tf.io`: records, Example parsing, file access, graph files."""
 
 from tensorweave.data import gfile
-from tensorweave.data.example import (
+from tensorweave.formats.example import (
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
 )
-from tensorweave.data.tfrecord import (
+from tensorweave.formats.tfrecord import (
     TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator,
 )
 from tensorweave.ops.parsing_ops import (

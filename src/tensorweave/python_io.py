@@ -1,5 +1,5 @@
 """`tf.python_io` (TF1): TFRecord files."""
 
-from tensorweave.data.tfrecord import (
+from tensorweave.formats.tfrecord import (
     TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator,
 )

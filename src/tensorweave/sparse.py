@@ -1,6 +1,6 @@
 """`tf.sparse`."""
 
-from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.ops.accumulator_ops import SparseConditionalAccumulator
 from tensorweave.ops.parsing_ops import sparse_tensor_to_dense as to_dense
 from tensorweave.ops.sparse_ops import (  # noqa: F401
@@ -18,3 +18,5 @@ from tensorweave.ops.sparse_ops import (  # noqa: F401
     sparse_maximum as maximum, sparse_minimum as minimum, sparse_reduce_max as reduce_max,
     sparse_split as split,
 )
+from tensorweave.ops.string_hash_ops import sparse_cross as cross
+from tensorweave.ops.string_hash_ops import sparse_cross_hashed as cross_hashed

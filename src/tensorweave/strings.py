@@ -8,3 +8,8 @@ from tensorweave.ops.string_ops import (  # noqa: F401
     string_lower as lower, string_strip as strip, string_upper as upper, strings_split as split,
     substr,
 )
+from tensorweave.ops.string_hash_ops import string_to_hash_bucket as to_hash_bucket
+from tensorweave.ops.string_hash_ops import string_to_hash_bucket_fast as to_hash_bucket_fast
+from tensorweave.ops.string_hash_ops import (
+    string_to_hash_bucket_strong as to_hash_bucket_strong,
+)

@@ -17,12 +17,12 @@ from tensorweave.ops.variable_scope import (  # noqa: F401
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step,
 )
-from tensorweave.monitoring.summary.event_file import summary_iterator  # noqa: F401
+from tensorweave.formats.events import summary_iterator  # noqa: F401
 from tensorweave.distributed.cluster import ClusterSpec  # noqa: F401
 from tensorweave.distributed.server import Server  # noqa: F401
 from tensorweave.training.device_setter import replica_device_setter  # noqa: F401
 from tensorweave.training.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401
-from tensorweave.data.example import (  # noqa: F401
+from tensorweave.formats.example import (  # noqa: F401
     BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List,
     SequenceExample,
 )
@@ -34,7 +34,7 @@ from tensorweave.training.pretrained import (  # noqa: F401
     write_safetensors,
 )
 from tensorweave.training.saver import Saver, SaverDef  # noqa: F401
-from tensorweave.data.input_producers import (  # noqa: F401
+from tensorweave.training.input_producers import (  # noqa: F401
     batch, batch_join, input_producer, limit_epochs, range_input_producer, shuffle_batch,
     shuffle_batch_join, slice_input_producer, string_input_producer,
 )

@@ -490,6 +490,10 @@ ELSEWHERE = {
     "LoopCond": "tests/autodiff/test_while_grad.py",
     **{f"TensorArray{kind}V3": "tests/autodiff/test_tensor_array_grad.py"
        for kind in ("Read", "Write", "Gather", "Scatter", "Concat", "Split")},
+    # image ops: gradients compared with TensorFlow's (tests/data/image_expected.npz)
+    **{op: "tests/ops/test_image.py (gradients against TF's)"
+       for op in ("ResizeBilinear", "ResizeBicubic", "ResizeNearestNeighbor", "CropAndResize",
+                  "RGBToHSV", "ExtractImagePatches")},
 }
 
 # Differentiable-looking op types (floating inputs and outputs) that have no gradient, as in
@@ -516,6 +520,12 @@ NO_GRADIENT = {
     "ParseExample": "parses strings; TF defines no gradient",
     "ParseExampleV2": "parses strings; TF defines no gradient",
     "ParseSingleExample": "parses strings; TF defines no gradient",
+    **{op: "TF defines no gradient" for op in (
+        "AdjustContrastv2", "AdjustHue", "AdjustSaturation", "ResizeArea", "ResizeBicubicGrad",
+        "ResizeNearestNeighborGrad", "CropAndResizeGradImage", "CropAndResizeGradBoxes",
+        "DrawBoundingBoxesV2")},
+    "HSVToRGB": "TF marks it not differentiable",
+    "ResizeBilinearGrad": "TF marks it not differentiable",
 }
 
 # Gradients checked against TensorFlow's gradient values (not finite differences) elsewhere.

@@ -14,11 +14,11 @@ from tensorweave.autodiff import (
     UnconnectedGradients,
     gradients,
 )
-from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from tensorweave.ops.apply import apply_op as A
 from tensorweave.ops.array_ops import stop_gradient
 from tensorweave.ops.control_flow_ops import cond
 from tensorweave.ops.gather_ops import gather
+from tensorweave.ops.indexed_slices import IndexedSlices, IndexedSlicesValue
 from tests.autodiff import families  # noqa: F401  (registers every op family)
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.framework.indexed_slices import (
+from tensorweave.ops.indexed_slices import (
     IndexedSlices,
     IndexedSlicesValue,
     convert_to_tensor_or_indexed_slices,

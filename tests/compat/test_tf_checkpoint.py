@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.training.checkpoint.bundle import BundleReader
+from tensorweave.formats.checkpoint.bundle import BundleReader
 from tensorweave.training.checkpoint_utils import NewCheckpointReader
 from tensorweave.training.saver import Saver
 

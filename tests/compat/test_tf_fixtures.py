@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.framework.importer import graph_to_proto, import_graph_def
+from tensorweave.ops.importer import graph_to_proto, import_graph_def
 from tensorweave.ops.registry import OPS
 from tensorweave.proto import graph_pb2
 from tensorweave.runtime.kernels.registry import has_kernel

@@ -75,6 +75,20 @@ CASES = {
         ex.map_and_batch(lambda x: (x, x * x), 3)),
     "map_and_batch_drop": lambda: tf.data.Dataset.range(7).apply(
         ex.map_and_batch(lambda x: x + 1, 3, drop_remainder=True)),
+    "group_by_window": lambda: tf.data.Dataset.range(10).apply(ex.group_by_window(
+        lambda x: x % 3, lambda k, w: w.batch(4).map(lambda b: (k, b)), window_size=2)),
+    "group_by_window_size_func": lambda: tf.data.Dataset.range(12).apply(
+        ex.group_by_window(lambda x: x % 2, lambda k, w: w.batch(10),
+                           window_size_func=lambda k: k + 2)),
+    "group_by_window_zero": lambda: tf.data.Dataset.range(3).apply(
+        ex.group_by_window(lambda x: x, lambda k, w: w.batch(1),
+                           window_size_func=lambda k: k * 0)),
+    "bucket": lambda: tf.data.Dataset.from_generator(
+        lambda: iter([[1] * n for n in (3, 1, 5, 2, 7, 4, 6, 2)]), tf.int32, [None]).apply(
+        ex.bucket_by_sequence_length(lambda x: tf.shape(x)[0], [3, 5], [2, 2, 3])),
+    "bucket_no_padding": lambda: tf.data.Dataset.range(9).apply(
+        ex.bucket_by_sequence_length(lambda x: tf.cast(x, tf.int32), [4], [2, 3],
+                                 no_padding=True)),
     "parallel_interleave": lambda: tf.data.Dataset.range(1, 4).apply(
         ex.parallel_interleave(lambda x: tf.data.Dataset.range(x * 10, x * 10 + x), 2,
                                block_length=2)),

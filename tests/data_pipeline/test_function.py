@@ -1,10 +1,10 @@
-"""framework/function.py: the traced FunctionDef's structure, captures and the library."""
+"""ops/function.py: the traced FunctionDef's structure, captures and the library."""
 
 import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.framework import function
+from tensorweave.ops import function
 
 
 def test_trace_builds_args_body_and_retvals():

@@ -12,14 +12,14 @@ import tensorweave as tf
 import tensorweave.runtime.kernels.cpu.dataset_readers  # noqa: F401 - registers kernels
 import tensorweave.runtime.kernels.cpu.dataset_transforms  # noqa: F401
 import tensorweave.runtime.kernels.cpu.parsing  # noqa: F401
-from tensorweave.data import example as ex
-from tensorweave.data.tfrecord import TFRecordWriter, tf_record_iterator
 from tensorweave.data.transforms.experimental import ignore_errors
 from tensorweave.data.transforms.readers import (
     FixedLengthRecordDataset,
     TextLineDataset,
     TFRecordDataset,
 )
+from tensorweave.formats import example as ex
+from tensorweave.formats.tfrecord import TFRecordWriter, tf_record_iterator
 from tensorweave.ops import parsing_ops as po
 from tests.data_pipeline.helpers import Dataset, drain, values
 

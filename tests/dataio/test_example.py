@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.data import example as ex
-from tensorweave.data.tfrecord import tf_record_iterator
+from tensorweave.formats import example as ex
+from tensorweave.formats.tfrecord import tf_record_iterator
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

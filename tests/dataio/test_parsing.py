@@ -10,14 +10,14 @@ import tensorweave as tf
 import tensorweave.runtime.kernels.cpu.parsing  # noqa: F401  (until kernels.cpu imports it)
 import tensorweave.runtime.kernels.cpu.parsing_io  # noqa: F401
 from tensorweave import errors
-from tensorweave.data import example as ex
-from tensorweave.data.tfrecord import tf_record_iterator
-from tensorweave.framework.sparse_tensor import (
+from tensorweave.formats import example as ex
+from tensorweave.formats.tfrecord import tf_record_iterator
+from tensorweave.ops import parsing_ops as po
+from tensorweave.ops.sparse_tensor import (
     SparseTensor,
     SparseTensorValue,
     sparse_placeholder,
 )
-from tensorweave.ops import parsing_ops as po
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DIGITS = {"x": ex.FixedLenFeature([64], tf.float32), "y": ex.FixedLenFeature([1], tf.int64),

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tensorweave.data import example as ex
-from tensorweave.data.tfrecord import TFRecordWriter
+from tensorweave.formats import example as ex
+from tensorweave.formats.tfrecord import TFRecordWriter
 
 SCRIPT = Path(__file__).resolve().parent / "make_tf_check.py"
 

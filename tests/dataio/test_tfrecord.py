@@ -11,8 +11,8 @@ import google_crc32c
 import pytest
 
 from tensorweave import errors
-from tensorweave.data import tfrecord
-from tensorweave.data.tfrecord import (
+from tensorweave.formats import tfrecord
+from tensorweave.formats.tfrecord import (
     RecordReader,
     TFRecordCompressionType,
     TFRecordOptions,

@@ -12,14 +12,15 @@ START_TIMEOUT_S = 30.0
 
 
 @contextlib.contextmanager
-def server_process(*args: str, module: tuple = ("-m", "tensorweave.distributed.server_main")):
+def server_process(*args: str, module: tuple = ("-m", "tensorweave.distributed.server_main"),
+                   preexec_fn=None):
     """Runs `python -m tensorweave.distributed.server_main ARGS` (or `python *module ARGS`);
-    yields (process, target).
+    yields (process, target). `preexec_fn` runs in the child before it starts (e.g. limits).
 
     Stops the process in any case (SIGTERM, then SIGKILL after 5 s) and waits for it.
     """
     proc = subprocess.Popen([sys.executable, *module, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
     try:
         yield proc, _read_target(proc)
     finally:

@@ -140,3 +140,10 @@ def test_quickstart_shows_what_pruning_kept():
 def test_custom_op_example_registers_op_kernel_and_gradient():
     out = _run("custom_op.py")
     assert "soft_clip: [-1.99" in out and "op: SoftClip" in out
+
+
+def test_estimator_digits_trains_and_evaluates(tmp_path):
+    out = _run("estimator_digits.py", "--steps", "600", "--model-dir", str(tmp_path))
+    assert _metric(out, "global step") == 600
+    assert _metric(out, "test accuracy") >= 0.9
+    assert (tmp_path / "eval").is_dir()

@@ -8,7 +8,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave import ir
-from tensorweave.framework.importer import graph_to_proto, import_graph_def
+from tensorweave.ops.importer import graph_to_proto, import_graph_def
 from tensorweave.ops.registry import OPS
 from tensorweave.proto import graph_pb2, op_def_pb2
 from tensorweave.proto.convert import attr_to_proto, graph_from_proto

@@ -255,3 +255,52 @@ def test_masks_from_embedding_hold_the_lstm_state_over_padding():
     unmasked = keras.Model(ids, keras.layers.LSTM(3)(keras.layers.Embedding(10, 4)(ids)))
     a, b = unmasked.predict(padded), unmasked.predict(short)
     assert not np.allclose(a, b)
+
+
+def test_savedmodel_export_serves_and_loads_back(tmp_path):
+    from tensorweave.saved_model import loader
+
+    x, y = _digits(64)
+    model = keras.Sequential([keras.layers.Dense(8, activation="relu", input_shape=(64,)),
+                              keras.layers.Dropout(0.5),
+                              keras.layers.Dense(10, activation="softmax")])
+    model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    model.fit(x, y, epochs=1, verbose=0)
+    want = model.predict(x)
+    model.save(str(tmp_path / "sm"))
+    K.clear_session()
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = loader.load(sess, ["serve"], str(tmp_path / "sm"))
+        sig = meta.signature_def["serving_default"]
+        (name, info), = sig.inputs.items()
+        (_, out), = sig.outputs.items()
+        got = sess.run(out.name, {info.name: x})
+    assert name == "dense_input"
+    np.testing.assert_allclose(got, want, rtol=1e-5)    # dropout off in the served graph
+    loaded = keras.models.load_model(str(tmp_path / "sm"))
+    np.testing.assert_allclose(loaded.predict(x), want, rtol=1e-5)
+    assert loaded.metrics_names == ["loss", "acc"]
+
+
+def test_model_to_estimator_trains_from_the_keras_weights(tmp_path):
+    x, y = _digits(300)
+    model = keras.Sequential([keras.layers.Dense(32, activation="relu", input_shape=(64,),
+                                                 name="hidden"),
+                              keras.layers.Dense(10, activation="softmax", name="probs")])
+    model.compile(keras.optimizers.Adam(0.01), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    model.fit(x, y, epochs=5, verbose=0)
+    keras_acc = model.evaluate(x, y, verbose=0)[1]
+    estimator = keras.estimator.model_to_estimator(keras_model=model,
+                                                   model_dir=str(tmp_path / "est"))
+    predict_fn = tf.estimator.inputs.numpy_input_fn({"hidden_input": x}, shuffle=False)
+    probs = np.stack([p["probs"] for p in estimator.predict(predict_fn)])
+    assert (probs.argmax(1) == y).mean() == pytest.approx(keras_acc, abs=1e-6)  # warm start
+    train_fn = tf.estimator.inputs.numpy_input_fn({"hidden_input": x}, y.astype(np.float32),
+                                                  batch_size=32, num_epochs=None,
+                                                  shuffle=True)
+    estimator.train(train_fn, steps=30)
+    eval_fn = tf.estimator.inputs.numpy_input_fn({"hidden_input": x}, y.astype(np.float32),
+                                                 shuffle=False)
+    metrics = estimator.evaluate(eval_fn)
+    assert metrics["global_step"] == 30 and metrics["loss"] < 0.5

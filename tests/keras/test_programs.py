@@ -87,3 +87,25 @@ def test_the_keras_digits_example_shows_keras_progress_and_learns():
     assert "Epoch 6/6" in out.stdout and "[==============================]" in out.stdout
     assert "val_acc" in out.stdout and "Total params" in out.stdout
     assert float(out.stdout.split("test accuracy:")[1]) > 0.9
+
+
+_GUIDE = """
+import sys, runpy, tensorweave
+sys.modules["tensorflow"] = tensorweave
+runpy.run_path(sys.argv[1], run_name="__main__")
+"""
+
+
+@pytest.mark.slow
+def test_the_tf1_keras_guide_runs_unchanged(tmp_path):
+    """Every block of TF 1.x's Keras guide: Sequential, compile with tf.train optimizers,
+    numpy and tf.data input, evaluate/predict, functional, subclassed, a custom layer,
+    callbacks with TensorBoard, weights in both formats, a whole model in HDF5."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _GUIDE, str(PROGRAMS / "tf_guide_keras.py")],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.count("Epoch 1/10") == 4 and out.stdout.count("Epoch 1/5") == 5
+    assert (tmp_path / "my_model.h5").exists() and (tmp_path / "my_model.index").exists()
+    assert any((tmp_path / "logs").iterdir())        # TensorBoard's event file

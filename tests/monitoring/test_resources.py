@@ -8,13 +8,13 @@ import time
 import pytest
 
 import tensorweave as tf
+from tensorweave.formats.events import summary_iterator
 from tensorweave.monitoring import summary as S
 from tensorweave.monitoring.resources import (
     ResourceSample,
     ResourceWatcher,
     variable_memory_holders,
 )
-from tensorweave.monitoring.summary.event_file import summary_iterator
 
 
 def _sample(memory=50.0, cpu=10.0, rss=2**30):

@@ -100,8 +100,8 @@ def test_trace_of_a_real_two_device_step():
 
 
 def test_run_traced_writes_run_metadata_and_trace(tmp_path):
+    from tensorweave.formats.events import summary_iterator
     from tensorweave.monitoring.summary import FileWriter
-    from tensorweave.monitoring.summary.event_file import summary_iterator
     from tensorweave.monitoring.timeline import run_traced
 
     x = tf.placeholder(tf.float32, [2])

@@ -18,15 +18,15 @@ import pytest
 
 import tensorweave as tf
 from tensorweave import errors
-from tensorweave.monitoring import summary as S
-from tensorweave.monitoring.summary import event_file
-from tensorweave.monitoring.summary.event_file import (
+from tensorweave.formats import events as event_file
+from tensorweave.formats.events import (
     EventFileWriter,
     frame_record,
     masked_crc32c,
     read_records,
     summary_iterator,
 )
+from tensorweave.monitoring import summary as S
 from tensorweave.proto import graph_pb2
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tensorweave import dtypes
 from tensorweave.ops.apply import apply_op
 from tests.ops.harness import OpCase
 
@@ -51,8 +52,6 @@ def _codec_cases() -> list[OpCase]:
                               ("dec_gray_png_c4_uint16", "gray.png", 4, "uint16"),
                               ("dec_gray16_png_c0_uint16", "gray16.png", 0, "uint16"),
                               ("dec_rgb16_png_c3_uint8", "rgb16.png", 3, "uint8")]:
-        from tensorweave import dtypes
-
         cases.append(OpCase("DecodePng", lambda c, ch=ch, dt=dt: apply_op(
             "DecodePng", c, channels=ch, dtype=dtypes.as_dtype(dt)), [_bytes(name)],
             _const(E[key]), exact_static_shape=False, name=key))
@@ -76,6 +75,10 @@ def _codec_cases() -> list[OpCase]:
                                                dtype=_uint16()),
                [E["src_gray16"]], lambda x: x, exact_static_shape=False, name="uint16"),
     ]
+    cases.append(OpCase("EncodeJpegVariableQuality", lambda x, q: apply_op(
+        "DecodeJpeg", apply_op("EncodeJpegVariableQuality", x, q), dct_method="INTEGER_ACCURATE"),
+        [E["src_rgb"][:24, :32], np.int32(60)], _const(E["jpeg_variable_q60"]), rtol=0, atol=0,
+        exact_static_shape=False))
     for key, x, kw in [("jpeg_roundtrip_q95_s1", E["src_rgb"][:24, :32], {}),
                        ("jpeg_roundtrip_q75_s0", E["src_rgb"][:24, :32],
                         {"quality": 75, "chroma_downsampling": False}),
@@ -87,14 +90,10 @@ def _codec_cases() -> list[OpCase]:
 
 
 def _float():
-    from tensorweave import dtypes
-
     return dtypes.float32
 
 
 def _uint16():
-    from tensorweave import dtypes
-
     return dtypes.uint16
 
 
@@ -191,6 +190,8 @@ def _box_cases() -> list[OpCase]:
                [E["draw_img"], E["draw_boxes"]], _const(E["draw"])),
         OpCase("DrawBoundingBoxes", lambda i, b: apply_op("DrawBoundingBoxes", i, b),
                [E["draw_img"][..., :1], E["draw_boxes"]], _const(E["draw_gray"]), name="gray"),
+        OpCase("DrawBoundingBoxesV2", lambda i, b, c: apply_op("DrawBoundingBoxesV2", i, b, c),
+               [E["draw_img"], E["draw_boxes"], E["draw_colors"]], _const(E["draw_v2"])),
         OpCase("SampleDistortedBoundingBoxV2", lambda s, b, c: apply_op(
             "SampleDistortedBoundingBoxV2", s, b, c, seed=3, seed2=4),
             [np.array([20, 30, 3], np.int32), np.array([[[0.1, 0.1, 0.8, 0.7]]], np.float32),

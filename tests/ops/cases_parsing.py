@@ -10,7 +10,7 @@ import numpy as np
 import tensorweave as tf
 import tensorweave.runtime.kernels.cpu.parsing  # noqa: F401  (until kernels.cpu imports it)
 import tensorweave.runtime.kernels.cpu.parsing_io  # noqa: F401
-from tensorweave.data import example as ex
+from tensorweave.formats import example as ex
 from tensorweave.ops import parsing_ops
 from tensorweave.ops.apply import apply_op
 from tests.ops.harness import OpCase

@@ -17,7 +17,7 @@ import numpy as np
 
 import tensorweave as tf
 import tensorweave.runtime.kernels.cpu.summary  # noqa: F401  (until kernels.cpu imports it)
-from tensorweave.monitoring.summary import summary_ops  # noqa: F401  (registers the ops)
+from tensorweave.ops import summary_ops  # noqa: F401  (registers the ops)
 from tensorweave.ops.apply import apply_op
 from tensorweave.proto import summary_pb2
 from tensorweave.runtime.kernels.cpu.summary import encode_png, tensor_proto

@@ -110,6 +110,9 @@ def decodes():
             E[f"jpeg_roundtrip_q{q}_s{int(sub)}"] = run(lambda: tf.image.decode_jpeg(
                 tf.image.encode_jpeg(src, quality=q, chroma_downsampling=sub),
                 dct_method="INTEGER_ACCURATE"))
+    E["jpeg_variable_q60"] = run(lambda: tf.image.decode_jpeg(
+        tf.raw_ops.EncodeJpegVariableQuality(images=src, quality=60),
+        dct_method="INTEGER_ACCURATE"))
     E["jpeg_roundtrip_gray"] = run(lambda: tf.image.decode_jpeg(
         tf.image.encode_jpeg(E["src_gray"]), dct_method="INTEGER_ACCURATE"))
 
@@ -215,6 +218,8 @@ def colours():
         "cvt_f_i16_sat": lambda: im.convert_image_dtype(x * 1.5 - 0.2, tf.int16, saturate=True),
         "cvt_f_f64": lambda: im.convert_image_dtype(x, tf.float64),
         "psnr": lambda: im.psnr(x, x * 0.8 + 0.1, 1.0),
+        "jpeg_quality_u8": lambda: im.adjust_jpeg_quality(np.tile(COLOR_U8, [4, 4, 1]), 50),
+        "pad_resize": lambda: im.resize_image_with_pad(x[0], 7, 9),
         "tv3": lambda: im.total_variation(tf.constant(x[0])),
         "tv4": lambda: im.total_variation(tf.constant(x)),
     }
@@ -261,6 +266,10 @@ def boxes():
     E["draw_img"], E["draw_boxes"] = img, boxes3
     E["draw"] = run(lambda: tf.image.draw_bounding_boxes(img, boxes3))
     E["draw_gray"] = run(lambda: tf.image.draw_bounding_boxes(img[..., :1], boxes3))
+    colors = np.array([[0.2, 0.4, 0.6, 1.0], [0.9, 0.1, 0.3, 0.5]], np.float32)
+    E["draw_colors"] = colors
+    E["draw_v2"] = run(lambda: tf.raw_ops.DrawBoundingBoxesV2(images=img, boxes=boxes3,
+                                                              colors=colors))
     glimpse_in = RNG.rand(2, 9, 10, 2).astype(np.float32)
     E["glimpse_in"] = glimpse_in
     offs = np.array([[0.1, -0.2], [-0.3, 0.25]], np.float32)

@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.ops.accumulator_ops import (
     ConditionalAccumulator,
     SparseConditionalAccumulator,
 )
 from tensorweave.ops.apply import apply_op
+from tensorweave.ops.indexed_slices import IndexedSlices
 from tests.ops import accumulator_cases as cases
 
 EXPECTED = json.loads((Path(__file__).resolve().parents[1] / "data"

@@ -49,6 +49,7 @@ COLOUR = {
                                                                saturate=True),
     "cvt_f_f64": lambda x, u: tf.image.convert_image_dtype(x, tf.float64),
     "psnr": lambda x, u: tf.image.psnr(x, x * 0.8 + 0.1, 1.0),
+    "pad_resize": lambda x, u: tf.image.resize_image_with_pad(x[0], 7, 9),
     "tv3": lambda x, u: tf.image.total_variation(x[0]),
     "tv4": lambda x, u: tf.image.total_variation(x),
 }
@@ -151,13 +152,10 @@ def test_crop_and_resize_gradients_match_tensorflow(method):
 
 
 def test_rgb_to_hsv_gradient_matches_tensorflow():
-    """Everywhere but the grey pixel [0, 0, 0] (r = g = b: no derivative; TF's formula picks
-    its own branch there)."""
-    got = _grad_of(tf.image.rgb_to_hsv, E["color_x"], E["color_hsv_grad_w"])
-    want = E["color_hsv_grad"].copy()
+    """Including the grey and the black pixels (ties: TF's branch choices)."""
     assert np.array_equal(E["color_x"][0, 0, 0], [0.5, 0.5, 0.5])
-    got[0, 0, 0] = want[0, 0, 0] = 0
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    got = _grad_of(tf.image.rgb_to_hsv, E["color_x"], E["color_hsv_grad_w"])
+    np.testing.assert_allclose(got, E["color_hsv_grad"], rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("pad", ["SAME", "VALID"])
@@ -199,3 +197,18 @@ def test_random_flips_and_colour_jitter_statistics():
     assert all(-0.5 <= d < 0.5 for d in deltas) and np.std(deltas) > 0.1
     with pytest.raises(ValueError, match="max_delta"):
         tf.image.random_hue(img, 0.7)
+
+
+def test_adjust_jpeg_quality_within_the_jpeg_decode_tolerance():
+    """EncodeJpegVariableQuality, then TF's default decode (fast IDCT + fancy upsampling of
+    a 4:2:0 file): within the 4 levels test_image_codec.py measures for that decode."""
+    img = np.tile(E["color_u8"], [4, 4, 1])
+    got = _run(tf.image.adjust_jpeg_quality(img, 50))
+    want = E["color_jpeg_quality_u8"]
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.abs(got.astype(int) - want).max() <= 4
+    q = tf.placeholder(tf.int32, [])
+    with tf.Session() as sess:
+        assert sess.run(tf.image.adjust_jpeg_quality(img, q), {q: 50}).shape == want.shape
+    random = tf.image.random_jpeg_quality(img, 40, 60, seed=2)
+    assert _run(random).shape == want.shape

@@ -119,7 +119,7 @@ def test_runs_a_tf_written_sum_gradient_graph_with_dynamic_stitch():
     unknown-shape input uses DynamicStitch for `reduced_shape`."""
     from pathlib import Path
 
-    from tensorweave.framework.importer import import_graph_def
+    from tensorweave.ops.importer import import_graph_def
     from tensorweave.proto import graph_pb2
 
     data = Path(__file__).resolve().parents[1] / "data"

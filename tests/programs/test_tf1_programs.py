@@ -111,3 +111,24 @@ def test_mnist_replica_trains_through_a_supervisor(tmp_path):
     # command line: 77.3 (its own random init); here: about 90.
     assert float(found.group(1)) < 0.3 * 250 * math.log(10)
     assert time.time() - start < 240
+
+
+_IRIS = """
+import sys, runpy, tensorweave
+sys.modules["tensorflow"] = tensorweave
+sys.path.insert(0, sys.argv[1])
+path = sys.argv[1] + "/premade_estimator.py"
+sys.argv = [path] + sys.argv[2:]
+runpy.run_path(path, run_name="__main__")
+"""
+
+
+@pytest.mark.slow
+def test_premade_estimator_iris(tmp_path):
+    """tensorflow/models' premade_estimator.py: a DNNClassifier over numeric columns."""
+    r = _run(_IRIS, HERE / "iris", "--train_steps", "300", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    acc = float(re.search(r"Test set accuracy: ([0-9.]+)", r.stdout).group(1))
+    assert acc >= 0.85, r.stdout
+    got = re.findall(r'Prediction is "(\w+)" \(([0-9.]+)%\), expected "(\w+)"', r.stdout)
+    assert [g[0] for g in got] == ["Sentosa", "Versicolor", "Virginica"], r.stdout

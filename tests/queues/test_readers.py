@@ -8,15 +8,15 @@ import pytest
 
 import tensorweave as tf
 from tensorweave import errors
-from tensorweave.data import example as ex
-from tensorweave.data import input_producers as ip
 from tensorweave.data import readers as rd
 from tensorweave.data.queues import FIFOQueue
-from tensorweave.data.tfrecord import TFRecordOptions, tf_record_iterator
+from tensorweave.formats import example as ex
+from tensorweave.formats.tfrecord import TFRecordOptions, tf_record_iterator
 from tensorweave.framework.graph import GraphKeys, get_collection
 from tensorweave.ops import parsing_ops as po
 from tensorweave.runtime.kernels.cpu import queues as _q  # noqa: F401
 from tensorweave.runtime.kernels.cpu import readers as _r  # noqa: F401
+from tensorweave.training import input_producers as ip
 from tensorweave.training.coordinator import Coordinator
 from tensorweave.training.queue_runner import start_queue_runners
 

@@ -118,3 +118,22 @@ def test_version_that_is_not_served_and_oversized_messages(stubs):
     with pytest.raises(grpc.RpcError) as info:
         predict.Predict(big, timeout=30)
     assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_multi_inference_runs_each_task_over_one_input(stubs):
+    predict, _ = stubs
+    req = apis.MultiInferenceRequest()
+    req.input.CopyFrom(_examples("classify", apis.ClassificationRequest).input)
+    for sig, method in (("classify", "tensorflow/serving/classify"),
+                        ("regress", "tensorflow/serving/regress")):
+        task = req.tasks.add(method_name=method)
+        task.model_spec.name, task.model_spec.signature_name = "m", sig
+    resp = predict.MultiInference(req, timeout=30)
+    scores = [[c.score for c in cl.classes]
+              for cl in resp.results[0].classification_result.classifications]
+    np.testing.assert_allclose(scores, EXPECTED["scores"], atol=1e-5)
+    np.testing.assert_allclose([r.value for r in resp.results[1].regression_result.regressions],
+                               EXPECTED["regress"][:, 0], atol=1e-5)
+    req.tasks[1].model_spec.signature_name = "classify"
+    with pytest.raises(grpc.RpcError, match="Duplicate evaluation of signature: classify"):
+        predict.MultiInference(req, timeout=30)

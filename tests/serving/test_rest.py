@@ -55,7 +55,20 @@ def test_status_and_metadata(rest):
         "dim": [{"size": "-1"}, {"size": "3"}]}}
 
 
-def test_string_outputs_and_b64(rest):
+def test_b64_inputs_and_string_outputs(rest):
+    from tensorweave.proto import example_pb2
+
+    examples = []
+    for row in EXPECTED["x"]:
+        ex = example_pb2.Example()
+        ex.features.feature["x"].float_list.value.extend(row)
+        examples.append({"b64": base64.b64encode(ex.SerializeToString()).decode()})
+    status, body = rest.call("/v1/models/m:predict",
+                             {"signature_name": "classify", "instances": examples})
+    assert status == 200, body
+    assert body["predictions"][1]["classes"] == ["a", "b", "c", "d"]
+    np.testing.assert_allclose([p["scores"] for p in body["predictions"]], EXPECTED["scores"],
+                               atol=1e-5)
     status, body = rest.call("/v1/models/m:predict",
                              {"signature_name": "classify",
                               "instances": [{"b64": base64.b64encode(b"\x00bad").decode()}]})
@@ -95,3 +108,18 @@ def test_malformed_json_and_oversized_bodies(rest):
     assert status == 413 and "limit" in got["error"]
     assert rest.call("/v1/models/nope")[0] == 404
     assert rest.call("/v1/models/m:predict", {"instances": X})[0] == 200
+
+
+def test_a_chunked_body_is_read(server):
+    import http.client
+    import json
+
+    conn = http.client.HTTPConnection("127.0.0.1", server.rest_api_port, timeout=30)
+    body = json.dumps({"instances": X}).encode()
+    conn.request("POST", "/v1/models/m:predict", body=iter([body[:10], body[10:]]),
+                 encode_chunked=True, headers={"Transfer-Encoding": "chunked"})
+    resp = conn.getresponse()
+    assert resp.status == 200
+    probs = [row["probs"] for row in json.loads(resp.read())["predictions"]]
+    np.testing.assert_allclose(probs, EXPECTED["probs"], atol=1e-5)
+    conn.close()

@@ -19,6 +19,17 @@ pytestmark = [pytest.mark.slow, pytest.mark.multiprocess]
 
 
 @pytest.fixture
+def tf_serving_peer(tf_peer):
+    """The TF peer's Python, with TF Serving's client (`tensorflow-serving-api`)."""
+    done = subprocess.run([tf_peer, "-c", "import tensorflow_serving.apis.predict_pb2"],
+                          capture_output=True, timeout=300)
+    if done.returncode != 0:
+        pytest.skip("tensorflow-serving-api is not installed in the TF peer "
+                    "(~/.cache/tensorweave-tf-peer/bin/pip install tensorflow-serving-api)")
+    return tf_peer
+
+
+@pytest.fixture
 def served(tmp_path):
     """A `tensorweave serve` process over tmp_path/models (TF's model as version 1)."""
     base = tmp_path / "models"
@@ -44,12 +55,14 @@ def _tf_client(tf_peer, target, inputs_path):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_tf_serving_client_and_http_get_tensorflow_numbers(served, tf_peer, tmp_path):
+def test_tf_serving_client_and_http_get_tensorflow_numbers(served, tf_serving_peer, tmp_path):
+    tf_peer = tf_serving_peer
     base, target, rest_port = served
     np.savez(tmp_path / "in.npz", x=EXPECTED["x"])
     got = _tf_client(tf_peer, target, tmp_path / "in.npz")
     np.testing.assert_allclose(got["predict"]["probs"], EXPECTED["probs"], atol=1e-5)
     np.testing.assert_allclose(got["classify"], EXPECTED["scores"], atol=1e-5)
+    np.testing.assert_allclose(got["multi_regress"], EXPECTED["regress"][:, 0], atol=1e-5)
     assert got["version"] == 1 and got["status"] == [[1, 30]]
     assert got["signatures"] == ["asset", "classify", "regress", "serving_default"]
     assert got["unknown_model"][0] == "NOT_FOUND"
@@ -60,7 +73,8 @@ def test_tf_serving_client_and_http_get_tensorflow_numbers(served, tf_peer, tmp_
                                atol=1e-5)
 
 
-def test_our_export_served_to_the_tf_client_equals_tensorflow(served, tf_peer, tmp_path):
+def test_our_export_served_to_the_tf_client_equals_tensorflow(served, tf_serving_peer, tmp_path):
+    tf_peer = tf_serving_peer
     base, target, rest_port = served
     export_scaled(tmp_path / "staging", 0.5)
     np.savez(tmp_path / "in.npz", x=EXPECTED["x"])
@@ -81,3 +95,25 @@ def test_our_export_served_to_the_tf_client_equals_tensorflow(served, tf_peer, t
     got = _tf_client(tf_peer, target, tmp_path / "in.npz")
     assert got["version"] == 2 and [1, 50] in got["status"]
     np.testing.assert_allclose(got["predict"]["y"], want, atol=1e-5)
+
+
+def test_our_messages_have_tf_servings_field_numbers(tf_serving_peer):
+    from tensorweave.proto import serving_apis_pb2
+
+    done = subprocess.run([tf_serving_peer, os.path.join(HERE, "tf_serving_descriptors.py")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    ours = serving_apis_pb2.DESCRIPTOR.message_types_by_name
+    compared = 0
+    for name, d in ours.items():
+        if name == "StatusProto":
+            continue   # ours declares error_code as int32 (same varint as TF's enum)
+        mine = {f.name: [f.number, f.type, f.is_repeated] for f in d.fields}
+        for field, number, kind, repeated in theirs[name]:
+            if field in mine:
+                assert mine[field] == [number, kind, repeated], (name, field)
+                compared += 1
+            else:   # fields of TF Serving's we leave out: newer, LLM-serving options
+                assert name == "PredictRequest" and number >= 5, (name, field)
+    assert compared >= 40

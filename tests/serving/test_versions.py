@@ -124,3 +124,49 @@ def test_the_server_picks_up_a_new_version_while_serving(tmp_path):
 def test_servable_refuses_a_directory_without_the_serve_tag(tmp_path):
     with pytest.raises(RuntimeError, match="could not be found"):
         Servable(1, str(TF_MODEL), tags=("train",))
+
+
+def test_no_request_fails_while_versions_swap(tmp_path):
+    export_scaled(tmp_path / "1", 1.0)
+    server = ModelServer("m", str(tmp_path), port=None, rest_api_port=0, poll_seconds=0.05)
+    server.start()
+    rest, stop, seen, failures = Rest(server.rest_api_port), threading.Event(), set(), []
+
+    def hammer():
+        while not stop.is_set():
+            status, body = rest.call("/v1/models/m:predict", {"instances": ONES.tolist()})
+            if status != 200:
+                failures.append(body)
+            else:
+                seen.add(body["predictions"][0][0])
+
+    threads = [threading.Thread(target=hammer) for _ in range(4)]
+    try:
+        for t in threads:
+            t.start()
+        for v in (2, 3):
+            export_scaled(tmp_path / "staging", float(v))
+            os.rename(tmp_path / "staging", tmp_path / str(v))
+            for _ in range(400):
+                if 3.0 * v in seen:
+                    break
+                threading.Event().wait(0.025)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(30)
+        server.stop()
+    assert not failures and {3.0, 6.0, 9.0} <= seen
+
+
+def test_a_model_with_no_version_yet_is_not_found_until_one_appears(tmp_path):
+    versions = ModelVersions("m", str(tmp_path))
+    versions.poll()
+    with pytest.raises(errors.NotFoundError, match="Could not find any versions of model m"):
+        versions.statuses()
+    with pytest.raises(errors.NotFoundError, match=r"Latest\(m\)"):
+        _y(versions)
+    export_scaled(tmp_path / "7", 1.0)
+    versions.poll()
+    assert _y(versions) == (7, 3.0)
+    versions.stop()

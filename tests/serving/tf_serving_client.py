@@ -4,7 +4,8 @@ as TF Serving's own Python client does and prints the answers as JSON.
     python tf_serving_client.py HOST:PORT MODEL INPUTS.npz [SIGNATURE]
 
 Prints {"predict": {output: list}, "version": N, "signatures": [...], "status": [[v, state]],
-"classify": [[score, ...], ...] (when the model has a "classify" signature)}.
+"classify": [[score, ...], ...] and "multi_regress" (MultiInference) when the model has
+"classify" and "regress" signatures}.
 """
 
 import json
@@ -17,6 +18,7 @@ from tensorflow_serving.apis import (
     classification_pb2,
     get_model_metadata_pb2,
     get_model_status_pb2,
+    inference_pb2,
     model_service_pb2_grpc,
     predict_pb2,
     prediction_service_pb2_grpc,
@@ -54,6 +56,13 @@ def main(target, model, inputs_path, signature="serving_default"):
         cresp = stub.Classify(creq, timeout=60)
         out["classify"] = [[c.score for c in cl.classes]
                            for cl in cresp.result.classifications]
+        mreq = inference_pb2.MultiInferenceRequest()
+        mreq.input.CopyFrom(creq.input)
+        for sig in ("classify", "regress"):
+            task = mreq.tasks.add(method_name=f"tensorflow/serving/{sig}")
+            task.model_spec.name, task.model_spec.signature_name = model, sig
+        mresp = stub.MultiInference(mreq, timeout=60)
+        out["multi_regress"] = [r.value for r in mresp.results[1].regression_result.regressions]
     try:
         bad = predict_pb2.PredictRequest()
         bad.model_spec.name = "no_such_model"

@@ -129,3 +129,21 @@ def test_freeze_command_from_a_saved_model_and_from_a_checkpoint(tmp_path, capsy
     assert main(["freeze", "--input_saved_model_dir", str(tmp_path / "sm"),
                  "--output_node_names", "nope", "--output_graph", str(tmp_path / "c.pb")]) == 2
     assert "nope is not in graph" in capsys.readouterr().err
+
+
+def test_freeze_tensorflows_saved_model(tmp_path):
+    from tensorweave.cli.main import main
+    from tensorweave.training.graph_io import read_graph_def
+
+    sm = HERE.parent / "saved_model"
+    expected = np.load(sm / "tf_saved_model.expected.npz")
+    out = tmp_path / "probs.pb"
+    assert main(["freeze", "--input_saved_model_dir", str(sm / "tf_saved_model"),
+                 "--output_node_names", "probs", "--output_graph", str(out),
+                 "--optimize_for_inference", "--input_node_names", "x"]) == 0
+    graph_def = read_graph_def(str(out))
+    assert not {"VariableV2", "Assign", "RestoreV2", "ParseExampleV2"} & set(_ops(graph_def))
+    with tf.Graph().as_default() as g, tf.Session(graph=g) as sess:
+        tf.import_graph_def(graph_def, name="")
+        got = sess.run("probs:0", {"x:0": expected["x"]})
+    np.testing.assert_allclose(got, expected["probs"], atol=1e-6)

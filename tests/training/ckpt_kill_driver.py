@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from tensorweave.training.checkpoint import bundle, commit
+from tensorweave.formats.checkpoint import bundle, commit
 
 KILLED = 99
 NAMES = ["a", "b", "c"]

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tensorweave.training.checkpoint import BundleReader, BundleWriter, commit
+from tensorweave.formats.checkpoint import BundleReader, BundleWriter, commit
 
 HERE = Path(__file__).resolve().parent
 

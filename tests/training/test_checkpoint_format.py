@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 
 from tensorweave import dtypes, errors
-from tensorweave.proto import tensor_bundle_pb2
-from tensorweave.training.checkpoint import bundle, crc, state, strings, table
-from tensorweave.training.checkpoint.bundle import (
+from tensorweave.formats.checkpoint import bundle, crc, state, strings, table
+from tensorweave.formats.checkpoint.bundle import (
     BundleReader,
     BundleWriter,
     data_filename,
@@ -25,6 +24,7 @@ from tensorweave.training.checkpoint.bundle import (
     merge_bundles,
     normalize_prefix,
 )
+from tensorweave.proto import tensor_bundle_pb2
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data", "ckpt")
 FIXTURE = os.path.join(DATA, "model.ckpt-1234")

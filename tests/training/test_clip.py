@@ -21,7 +21,7 @@ def _run(x):
 
 
 def _slices(values, indices, dense_shape):
-    from tensorweave.framework.indexed_slices import IndexedSlices
+    from tensorweave.ops.indexed_slices import IndexedSlices
 
     return IndexedSlices(tf.constant(values), tf.constant(np.asarray(indices, np.int32)),
                          tf.constant(np.asarray(dense_shape, np.int32)))
@@ -107,9 +107,9 @@ def test_clip_by_value_reuses_math():
 
 def _needs_slices():
     try:
-        from tensorweave.framework.indexed_slices import IndexedSlices  # noqa: F401
+        from tensorweave.ops.indexed_slices import IndexedSlices  # noqa: F401
     except ImportError:
-        pytest.skip("tensorweave.framework.indexed_slices.IndexedSlices does not exist yet")
+        pytest.skip("tensorweave.ops.indexed_slices.IndexedSlices does not exist yet")
 
 
 def test_indexed_slices_are_clipped_as_values():

@@ -48,7 +48,7 @@ def _missing(module: str, attr: str) -> str | None:
 
 
 NO_GRADIENTS = _missing("tensorweave.autodiff.gradients", "gradients")
-NO_SLICES = _missing("tensorweave.framework.indexed_slices", "IndexedSlices")
+NO_SLICES = _missing("tensorweave.ops.indexed_slices", "IndexedSlices")
 needs_gradients = pytest.mark.skipif(NO_GRADIENTS is not None, reason=str(NO_GRADIENTS))
 needs_slices = pytest.mark.skipif(NO_SLICES is not None, reason=str(NO_SLICES))
 
@@ -338,7 +338,7 @@ def test_gating_keeps_values(gate):
 
 # -- sparse updates from hand-made IndexedSlices ---------------------------------------------
 def _slices(values, indices, dense_shape):
-    from tensorweave.framework.indexed_slices import IndexedSlices
+    from tensorweave.ops.indexed_slices import IndexedSlices
 
     return IndexedSlices(tf.constant(np.asarray(values, np.float32)),
                          tf.constant(np.asarray(indices, np.int32)),

@@ -10,10 +10,10 @@ import pytest
 
 import tensorweave as tf
 from tensorweave import errors
+from tensorweave.formats.checkpoint import bundle
+from tensorweave.formats.checkpoint.bundle import BundleReader
+from tensorweave.formats.checkpoint.state import get_checkpoint_state, latest_checkpoint
 from tensorweave.training import saver as saver_lib
-from tensorweave.training.checkpoint import bundle
-from tensorweave.training.checkpoint.bundle import BundleReader
-from tensorweave.training.checkpoint.state import get_checkpoint_state, latest_checkpoint
 from tensorweave.training.saver import Saver
 
 
@@ -466,7 +466,8 @@ def test_save_and_restore_ops_directly(tmp_path):
                                                     "SaveV2/shape_and_slices"]
     (restored,) = io_ops.restore_v2(path, ["v"], [""], [tf.float32])
     (wrong,) = io_ops.restore_v2(path, ["v"], [""], [tf.int32])
-    (sliced,) = io_ops.restore_v2(path, ["v"], ["3 0,2"], [tf.float32])
+    (sliced,) = io_ops.restore_v2(path, ["v"], ["3 1,2"], [tf.float32])
+    (bad_shape,) = io_ops.restore_v2(path, ["v"], ["4 0,2"], [tf.float32])
     with tf.Session() as sess:
         sess.run(v.initializer)
         sess.run(save)
@@ -474,8 +475,9 @@ def test_save_and_restore_ops_directly(tmp_path):
         with pytest.raises(errors.InvalidArgumentError,
                            match="expected dtype int32 does not equal original dtype float32"):
             sess.run(wrong)
-        with pytest.raises(errors.UnimplementedError, match="sliced"):
-            sess.run(sliced)
+        assert sess.run(sliced).tolist() == [2, 3]  # a slice of a tensor saved whole
+        with pytest.raises(errors.InvalidArgumentError, match="does not match the shape"):
+            sess.run(bad_shape)
     with pytest.raises(ValueError, match="one per tensor"):
         io_ops.save_v2(path, ["a", "b"], ["", ""], [v])
     with pytest.raises(ValueError, match="rank 0"):

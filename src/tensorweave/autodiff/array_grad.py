@@ -22,9 +22,9 @@ from tensorweave.autodiff.gradients import (
     zeros_like,
 )
 from tensorweave.autodiff.registry import NotDifferentiable, RegisterGradient
-from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.ops.apply import apply_op
 from tensorweave.ops.constant_op import constant
+from tensorweave.ops.indexed_slices import IndexedSlices
 from tensorweave.ops.registry import OPS
 from tensorweave.ops.shape_inference import constant_value
 

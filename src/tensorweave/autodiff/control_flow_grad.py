@@ -22,9 +22,9 @@ while_loop: the gradient functions run inside the loop's gradient loop
 from __future__ import annotations
 
 from tensorweave.autodiff.registry import NotDifferentiable, RegisterGradient
-from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.ops import control_flow_util as util
 from tensorweave.ops.apply import apply_op
+from tensorweave.ops.indexed_slices import IndexedSlices
 
 
 def _cond_context(ctxt):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from tensorweave import dtypes
 from tensorweave.autodiff.registry import RegisterGradient
-from tensorweave.framework.indexed_slices import IndexedSlices, densify
 from tensorweave.ops.apply import apply_op
+from tensorweave.ops.indexed_slices import IndexedSlices, densify
 
 _op = apply_op
 

@@ -33,16 +33,16 @@ import numpy as np
 from tensorweave import dtypes
 from tensorweave.autodiff.control_flow_state import maybe_create_control_flow_state
 from tensorweave.autodiff.registry import get_gradient_function
-from tensorweave.framework.indexed_slices import (
-    IndexedSlices,
-    convert_n_to_tensor_or_indexed_slices,
-)
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.scopes import name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import control_flow_util as util
 from tensorweave.ops.apply import apply_op
 from tensorweave.ops.constant_op import constant
+from tensorweave.ops.indexed_slices import (
+    IndexedSlices,
+    convert_n_to_tensor_or_indexed_slices,
+)
 
 _TRAINABLE = frozenset([dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
                         dtypes.complex64, dtypes.complex128, dtypes.resource, dtypes.variant])
@@ -627,7 +627,7 @@ def to_dense(g):
     without the large-tensor warning of the implicit conversion."""
     if not isinstance(g, IndexedSlices):
         return g
-    from tensorweave.framework.indexed_slices import first_dim
+    from tensorweave.ops.indexed_slices import first_dim
 
     if g.dense_shape is None:
         raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {g}")

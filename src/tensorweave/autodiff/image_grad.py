@@ -1,7 +1,7 @@
 """Gradients of the image ops (TF's image_grad.py and array_grad.py's ExtractImagePatches).
 
 Resize: each method's gradient op scatters the incoming gradient back with the forward
-weights; ResizeArea and the integer-output paths have none (TF registers none). CropAndResize
+weights; ResizeArea has none (TF registers none). CropAndResize
 differentiates in the image and the boxes (not box_ind / crop_size). RGBToHSV's gradient is
 TF's closed form. ExtractImagePatches: the patches of an index image tell which input pixel
 each patch element came from; the gradient sums the patch gradients by that index.
@@ -16,10 +16,11 @@ from tensorweave.autodiff.registry import NotDifferentiable, RegisterGradient
 from tensorweave.ops import array_ops, creation_ops, joining_ops, math_ops, reduction_ops
 from tensorweave.ops.apply import apply_op
 
-for _op in ("ResizeArea", "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
-            "DrawBoundingBoxes", "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
-            "ExtractGlimpse", "DecodeJpeg", "DecodePng", "DecodeGif", "DecodeBmp",
-            "DecodeImage", "EncodePng", "EncodeJpeg", "ExtractJpegShape"):
+# NOTE: exactly TF's NotDifferentiable set; the other image ops have no gradient registered
+# (gradients() raises LookupError through them, as TF's does)
+for _op in ("HSVToRGB", "NonMaxSuppression", "NonMaxSuppressionV2", "DrawBoundingBoxes",
+            "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2", "ExtractGlimpse",
+            "ResizeBilinearGrad"):
     NotDifferentiable(_op)
 
 
@@ -65,43 +66,57 @@ def _crop_and_resize_grad(op, grad):
     return grad_image, grad_boxes, None, None
 
 
+def _reciprocal0(x):
+    """1 / x, and 0 where x is 0 (TF's _CustomReciprocal)."""
+    return math_ops.div_no_nan(creation_ops.ones_like(x), x)
+
+
 @RegisterGradient("RGBToHSV")
 def _rgb_to_hsv_grad(op, grad):
-    """TF's closed form: d(h, s, v)/d(r, g, b) through the max/min channel selections."""
-    rgb = op.inputs[0]
-    hsv = op.outputs[0]
-    r, g, b = (rgb[..., i] for i in range(3))
-    h, s, v = (hsv[..., i] for i in range(3))
-    dh, ds, dv = (grad[..., i] for i in range(3))
+    """TF's _RGBToHSVGrad: the max / min channel picked with TF's tie-breaking (R > G > B),
+    reciprocals of 0 taken as 0, so ties (grey pixels) get TF's values."""
+    rgb, hsv = op.inputs[0], op.outputs[0]
     dt = rgb.dtype
-    r_max = math_ops.cast(math_ops.logical_and(r >= g, r >= b), dt)
-    g_max = math_ops.cast(math_ops.logical_and(g > r, g >= b), dt)
-    b_max = math_ops.cast(math_ops.logical_and(b > r, b > g), dt)
-    r_min = math_ops.cast(math_ops.logical_and(r <= g, r <= b), dt)
-    g_min = math_ops.cast(math_ops.logical_and(g < r, g <= b), dt)
-    b_min = math_ops.cast(math_ops.logical_and(b < r, b < g), dt)
-    pos = math_ops.cast(v > 0, dt)
-    # dv / d(r, g, b): the max channel
-    dv_r, dv_g, dv_b = r_max, g_max, b_max
-    # ds: s = (v - m) / v
-    inv_v = math_ops.div_no_nan(creation_ops.ones_like(v), v)
-    mn = v - s * v
-    ds_common = pos * mn * inv_v * inv_v
-    ds_r = ds_common * r_max - pos * r_min * inv_v
-    ds_g = ds_common * g_max - pos * g_min * inv_v
-    ds_b = ds_common * b_max - pos * b_min * inv_v
-    # dh: h = (g - b) / (6 c) (r max), (b - r) / (6 c) + 1/3 (g max), (r - g) / (6 c) + 2/3
-    c = v - mn
-    inv_c6 = math_ops.div_no_nan(creation_ops.ones_like(c), 6.0 * c)
-    has = math_ops.cast(c > 0, dt)
-    num = r_max * (g - b) + g_max * (b - r) + b_max * (r - g)
-    dnum_dc = -num * inv_c6 * math_ops.div_no_nan(creation_ops.ones_like(c), c)
-    dc_r, dc_g, dc_b = r_max - r_min, g_max - g_min, b_max - b_min
-    dh_r = has * ((-g_max + b_max) * inv_c6 + dnum_dc * dc_r)
-    dh_g = has * ((r_max - b_max) * inv_c6 + dnum_dc * dc_g)
-    dh_b = has * ((-r_max + g_max) * inv_c6 + dnum_dc * dc_b)
-    out = [dh * dh_r + ds * ds_r + dv * dv_r, dh * dh_g + ds * ds_g + dv * dv_g,
-           dh * dh_b + ds * ds_b + dv * dv_b]
+
+    def f(x):
+        return math_ops.cast(x, dt)
+
+    r, g, b = (rgb[..., i] for i in range(3))
+    s, v = hsv[..., 1], hsv[..., 2]
+    dh, ds, dv = (grad[..., i] for i in range(3))
+    r_big = f(math_ops.logical_and(r >= b, r >= g))
+    g_big = f(math_ops.logical_and(g > r, g >= b))
+    b_big = f(math_ops.logical_and(b > r, b > g))
+    r_small = f(math_ops.logical_and(r < b, r < g))
+    g_small = f(math_ops.logical_and(g <= r, g < b))
+    b_small = f(math_ops.logical_and(b <= r, b <= g))
+    r_pos, g_pos, b_pos = f(r > 0), f(g > 0), f(b > 0)
+    ds_dr = r_pos * (r_big * (g_small * g + b_small * b) * _reciprocal0(math_ops.square(r))
+                     - r_small * _reciprocal0(g_big * g + b_big * b))
+    ds_dg = g_pos * (g_big * (r_small * r + b_small * b) * _reciprocal0(math_ops.square(g))
+                     - g_small * _reciprocal0(r_big * r + b_big * b))
+    ds_db = b_pos * (b_big * (g_small * g + r_small * r) * _reciprocal0(math_ops.square(b))
+                     - b_small * _reciprocal0(g_big * g + r_big * r))
+    hsv_sq = _reciprocal0(math_ops.square(s)) * _reciprocal0(math_ops.square(v))
+    rec, sq = _reciprocal0, math_ops.square
+    # d hue / d channel, one term per (max, min) case; 60 / 360 turns degrees into turns
+    dh_dr = (r_pos * r_big * -(g - b) * hsv_sq
+             + g_pos * g_big * r_small * (b - g) * rec(sq(r - g))
+             + g_pos * g_big * b_small * -1.0 * rec(g - b)
+             + b_pos * b_big * r_small * (b - g) * rec(sq(b - r))
+             + b_pos * b_big * g_small * rec(b - g)) * (60.0 / 360.0)
+    dh_dg = (g_pos * g_big * -(b - r) * hsv_sq
+             + r_pos * r_big * g_small * (r - b) * rec(sq(g - r))
+             + r_pos * r_big * b_small * rec(r - b)
+             + b_pos * b_big * g_small * (r - b) * rec(sq(b - g))
+             + b_pos * b_big * r_small * -1.0 * rec(b - r)) * (60.0 / 360.0)
+    dh_db = (b_pos * b_big * -(r - g) * hsv_sq
+             + r_pos * r_big * b_small * (g - r) * rec(sq(r - b))
+             + r_pos * r_big * g_small * -1.0 * rec(r - g)
+             + g_pos * g_big * b_small * (g - r) * rec(sq(g - b))
+             + g_pos * g_big * r_small * rec(g - r)) * (60.0 / 360.0)
+    out = [dh * dh_dr + ds * ds_dr + dv * r_big, dh * dh_dg + ds * ds_dg + dv * g_big,
+           dh * dh_db + ds * ds_db + dv * b_big]
     return joining_ops.stack(out, axis=-1)
 
 

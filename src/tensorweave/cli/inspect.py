@@ -28,7 +28,7 @@ def _args(p: argparse.ArgumentParser) -> None:
 
 
 def _summary(reader) -> str:
-    from tensorweave.training.checkpoint.bundle import storage_dtype
+    from tensorweave.formats.checkpoint.bundle import storage_dtype
 
     shapes, dts = reader.get_variable_to_shape_map(), reader.get_variable_to_dtype_map()
     total = 0

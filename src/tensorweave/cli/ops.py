@@ -16,6 +16,7 @@ def _args(p) -> None:
 
 @command("ops", "print every OpDef (an OpList, as pbtxt or JSON)")(_args)
 def _ops(args) -> int:
+    import tensorweave  # noqa: F401  (registers every op type)
     from tensorweave.tools.op_list import op_list, to_text
 
     text = to_text(op_list(include_internal=not args.no_internal), args.format)

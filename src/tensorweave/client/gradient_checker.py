@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave import dtypes
-from tensorweave.framework.indexed_slices import IndexedSlices
+from tensorweave.ops.indexed_slices import IndexedSlices
 
 _ALLOWED = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.complex64,
             dtypes.complex128)

@@ -295,7 +295,7 @@ def _options_dict(options) -> dict | None:
 
 
 def _fill_run_metadata(run_metadata, meta: dict) -> None:
-    from tensorweave.monitoring.step_stats import fill_run_metadata
+    from tensorweave.runtime.step_stats import fill_run_metadata
 
     fill_run_metadata(run_metadata, meta)
 

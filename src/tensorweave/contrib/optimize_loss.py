@@ -80,7 +80,7 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
       ValueError: a bad optimizer (see `_make_optimizer`) or no variables to optimize.
       NotImplementedError: `gradient_noise_scale`.
     """
-    from tensorweave.monitoring.summary.summary_ops import scalar
+    from tensorweave.ops.summary_ops import scalar
     from tensorweave.ops.variable_scope import get_or_create_global_step
     from tensorweave.training.clip_ops import global_norm
 

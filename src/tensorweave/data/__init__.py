@@ -2,7 +2,7 @@
 `tf.train.Example` protos and feature configs (`example`) and `tf.io.gfile` (`gfile`).
 
 The submodules `tfrecord`, `example` and `gfile` import nothing from here, so the names below
-load lazily (`__getattr__`) to keep `import tensorweave.data.tfrecord` light.
+load lazily (`__getattr__`) to keep `import tensorweave.formats.tfrecord` light.
 """
 
 _NAMES = {

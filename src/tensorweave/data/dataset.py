@@ -1,7 +1,7 @@
 """`tf.data.Dataset` in graph mode: each Dataset wraps a `variant` tensor (a dataset op's
 output) and its element structure (`data/structure.py` Specs).
 
-Transformation functions are traced into graph functions (`framework/function.py`); outer
+Transformation functions are traced into graph functions (`ops/function.py`); outer
 tensors they use become the op's `other_arguments`. Iterators are in `data/iterator.py`.
 """
 
@@ -12,9 +12,8 @@ import numpy as np
 from tensorweave import dtypes
 from tensorweave.data import structure as nest
 from tensorweave.data.structure import Spec
-from tensorweave.framework import function
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import dataset_ops
+from tensorweave.ops import dataset_ops, function
 from tensorweave.ops.apply import apply_op
 from tensorweave.shapes import TensorShape
 
@@ -32,6 +31,8 @@ def _to_tensor_structure(value):
 
 class Dataset:
     """A graph-mode dataset: `_variant_tensor` and the element `_structure` of Specs."""
+
+    _options: object = None   # a tf.data.Options once `with_options` attached one
 
     def __init__(self, variant, structure):
         self._variant_tensor = variant

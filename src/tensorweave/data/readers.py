@@ -6,12 +6,13 @@ A reader takes file names from a queue (`tf.train.string_input_producer`) and pr
 
 from __future__ import annotations
 
-from tensorweave.data.tfrecord import compression_type_string
+from tensorweave import dtypes
+from tensorweave.formats.tfrecord import compression_type_string
 from tensorweave.ops import reader_ops  # noqa: F401 - registers the ops
 from tensorweave.ops.apply import apply_op
 
-__all__ = ["FixedLengthRecordReader", "ReaderBase", "TFRecordReader", "TextLineReader",
-           "WholeFileReader"]
+__all__ = ["FixedLengthRecordReader", "LMDBReader", "ReaderBase", "TFRecordReader",
+           "TextLineReader", "WholeFileReader"]
 
 
 def _queue_ref(queue):
@@ -33,28 +34,40 @@ class ReaderBase:
     def supports_serialize(self) -> bool:
         return self._supports_serialize
 
+    def _op(self, v2: str) -> str:
+        """The V2 op for resource readers, TF1's V1 op for Ref(string) ones (LMDBReader)."""
+        return v2 if self._reader_ref.dtype == dtypes.resource else v2[:-2]
+
+    def _queue(self, queue):
+        ref = _queue_ref(queue)
+        if self._reader_ref.dtype == dtypes.resource:
+            return ref
+        return apply_op("FakeQueue", ref)
+
     def read(self, queue, name=None):
         """(key, value) scalar strings of the next record, taking files from `queue`."""
-        key, value = apply_op("ReaderReadV2", self._reader_ref, _queue_ref(queue),
-                              name=name or "ReaderReadV2")
+        op = self._op("ReaderReadV2")
+        key, value = apply_op(op, self._reader_ref, self._queue(queue), name=name or op)
         return key, value
 
     def read_up_to(self, queue, num_records, name=None):
         """(keys, values) vectors of up to `num_records` records."""
-        keys, values = apply_op("ReaderReadUpToV2", self._reader_ref, _queue_ref(queue),
-                                num_records, name=name or "ReaderReadUpToV2")
+        op = self._op("ReaderReadUpToV2")
+        keys, values = apply_op(op, self._reader_ref, self._queue(queue), num_records,
+                                name=name or op)
         return keys, values
 
     def num_records_produced(self, name=None):
-        return apply_op("ReaderNumRecordsProducedV2", self._reader_ref,
-                        name=name or "ReaderNumRecordsProducedV2")
+        op = self._op("ReaderNumRecordsProducedV2")
+        return apply_op(op, self._reader_ref, name=name or op)
 
     def num_work_units_completed(self, name=None):
-        return apply_op("ReaderNumWorkUnitsCompletedV2", self._reader_ref,
-                        name=name or "ReaderNumWorkUnitsCompletedV2")
+        op = self._op("ReaderNumWorkUnitsCompletedV2")
+        return apply_op(op, self._reader_ref, name=name or op)
 
     def reset(self, name=None):
-        return apply_op("ReaderResetV2", self._reader_ref, name=name or "ReaderResetV2")
+        op = self._op("ReaderResetV2")
+        return apply_op(op, self._reader_ref, name=name or op)
 
 
 class TFRecordReader(ReaderBase):
@@ -94,3 +107,11 @@ class FixedLengthRecordReader(ReaderBase):
                        hop_bytes=hop_bytes or 0, encoding=encoding or "",
                        name=name or "FixedLengthRecordReaderV2")
         super().__init__(ref)
+
+
+class LMDBReader(ReaderBase):
+    """Reads the key/value pairs of LMDB database files (each a data file, as TF opens them:
+    no subdirectory), in key order: key = the database key, value = its value."""
+
+    def __init__(self, name=None, options=None):
+        super().__init__(apply_op("LMDBReader", name=name or "LMDBReader"))

@@ -12,7 +12,18 @@ Every socket operation has a deadline; a peer that vanishes gives UnavailableErr
 its address, and a broken connection leaves the pool.
 
 Security: a server with a token (`security.rpc_token`) compares the hello's token with
-`hmac.compare_digest`, answers a mismatch with UNAUTHENTICATED and closes.
+`hmac.compare_digest`, answers a mismatch with UNAUTHENTICATED and closes. The hello is
+checked before anything else (its magic before its token is even read), and the hello and the
+first request together must arrive within `hello_deadline_s` (HELLO_DEADLINE_S): a stranger
+trickling bytes holds a connection that long at most. The server acknowledges a hello before
+the client sends its request, so a request that was refused (the connection cap, a backlog
+never accepted) never reached the server: the client raises `Refused`, and callers take gRPC.
+
+Limits: at most `max_connections` (MAX_CONNECTIONS) connections, each with its thread; one
+beyond is answered UNAVAILABLE and closed (`metrics()["refused"]`). An accept that fails (the
+process is out of descriptors) is retried after a backoff (`metrics()["accept_errors"]`), never
+the end of the port. A call in progress is cancelled when its client goes away (its socket
+closes) or the server stops: its handler gets a runtime.step.Cancellation that fires then.
 NOTE: with TLS configured the bulk path is off (a server advertises no port, a client uses
 none): tensors and calls take gRPC, which TLS protects; a plain socket must never carry what
 the operator asked to encrypt.
@@ -33,6 +44,7 @@ from tensorweave.distributed import address as hostport
 from tensorweave.distributed import bulk_wire as wire
 from tensorweave.distributed import keepalive
 from tensorweave.runtime.rendezvous import parse_key
+from tensorweave.runtime.step import Cancellation
 
 CONNECT_TIMEOUT_S = 10.0    # reaching a bulk port
 GRACE_S = 2.0               # past a request's deadline, for the server's own error to arrive
@@ -42,9 +54,18 @@ CLIENT_IDLE_S = 300.0       # ... and not reused by the client after this (under
 WAIT_SLICE_S = 0.5          # the server rechecks stop and a vanished client this often
 BACKSTOP_S = 24 * 3600.0    # the wait of a request without a deadline
 MAX_IDLE_CONNECTIONS = 8    # pooled per address
+HELLO_DEADLINE_S = 10.0     # a new connection's hello and first request, all bytes together
+MAX_CONNECTIONS = 256       # connections (and threads) a server serves; more are refused
+ACCEPT_BACKOFF_S = (0.01, 1.0)  # after a failed accept: the first and the longest pause
 
-# A call handler: the serialized request in, the serialized response out (or an exception).
-CallHandler = Callable[[bytearray], bytes]
+# A call handler: the serialized request and the call's Cancellation (fires when the client
+# goes away or the server stops) in, the serialized response out (or an exception).
+CallHandler = Callable[[bytearray, Cancellation], bytes]
+
+
+class Refused(errors.UnavailableError):
+    """The bulk port did not take the request: it never reached the server (no connection,
+    no acknowledged hello, the connection cap), so it may go again another way (gRPC)."""
 
 
 # -- security (distributed/security.py, when present) ---------------------------------------
@@ -90,17 +111,26 @@ class BulkServer:
     security `config` serves TLS); `start` accepts connections on a daemon thread, each served
     by its own daemon thread; `stop` closes the port and every connection. A tensor request
     waits for its tensor until its deadline: the reply is then DeadlineExceeded, or the step's
-    abort error. `token` (default: the config's) overrides the token required. Thread-safe.
+    abort error. `token` (default: the config's) overrides the token required;
+    `max_connections` (MAX_CONNECTIONS) and `hello_deadline_s` (HELLO_DEADLINE_S) are the
+    limits in the module docstring. Thread-safe.
     """
 
     def __init__(self, steps, host: str = "127.0.0.1", config=None,
-                 calls: dict[int, CallHandler] | None = None, token: bytes | None = None):
+                 calls: dict[int, CallHandler] | None = None, token: bytes | None = None,
+                 max_connections: int | None = None, hello_deadline_s: float | None = None):
         self._steps = steps
         self._calls = dict(calls or {})
         required, tls = _server_settings(config)
         self._token = token if token is not None else required
+        self.max_connections = int(max_connections or MAX_CONNECTIONS)
+        self.hello_deadline_s = float(hello_deadline_s or HELLO_DEADLINE_S)
         self._stopping = threading.Event()
+        self._stop_calls = Cancellation()  # every call in progress, when the server stops
         self._conns: dict[socket.socket, threading.Thread] = {}
+        self._counts = {"refused": 0, "accept_errors": 0, "hello_failures": 0,
+                        "calls_cancelled": 0}
+        self._watch = _Watch()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._listener = None if tls else _listen(host)
@@ -115,10 +145,13 @@ class BulkServer:
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Closes the port and every connection, then waits up to `timeout` s in all for the
-        threads: receivers end within `WAIT_SLICE_S`; a call in progress runs to its end (its
-        reply then finds the connection closed), as gRPC's handlers do."""
+        """Cancels every call in progress (UnavailableError "The server is stopping"), closes
+        the port and every connection, then waits up to `timeout` s in all for the threads:
+        receivers end within `WAIT_SLICE_S`, cancelled steps within their kernels' wait
+        slice."""
         self._stopping.set()
+        self._stop_calls.cancel(errors.UnavailableError(None, None, "The server is stopping"))
+        self._watch.stop()
         if self._listener is not None:
             wire.shutdown(self._listener)
             if self._thread is None:
@@ -132,32 +165,72 @@ class BulkServer:
             if thread is not None:
                 thread.join(max(0.0, end - time.monotonic()))
 
+    def metrics(self) -> dict[str, int]:
+        """Counters: `connections` served now; `refused` (beyond the cap), `accept_errors`,
+        `hello_failures` (no valid hello and first request in time) and `calls_cancelled`
+        (their client went away) since the start."""
+        with self._lock:
+            return {"connections": len(self._conns), **self._counts}
+
+    def _count(self, name: str) -> None:
+        with self._lock:
+            self._counts[name] += 1
+
     def _accept_loop(self) -> None:
-        listener = self._listener
+        listener, pause = self._listener, 0.0
         while not self._stopping.is_set():
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
                 continue
             except OSError:
-                break
+                if self._stopping.is_set():
+                    break
+                # NOTE: out of descriptors (EMFILE) or a connection reset in the backlog: the
+                # port stays; pending connections wait in the backlog meanwhile
+                self._count("accept_errors")
+                pause = min(ACCEPT_BACKOFF_S[1], max(ACCEPT_BACKOFF_S[0], 2 * pause))
+                self._stopping.wait(pause)
+                continue
+            pause = 0.0
             if self._stopping.is_set():
                 conn.close()
                 break
-            thread = threading.Thread(target=self._serve, args=(conn,), name="tw-bulk-conn",
-                                      daemon=True)
-            with self._lock:
-                self._conns[conn] = thread
-            thread.start()
+            self._admit(conn)
         listener.close()
+
+    def _admit(self, conn: socket.socket) -> None:
+        """Serves `conn` on its own thread, or refuses it when at the cap."""
+        thread = threading.Thread(target=self._serve, args=(conn,), name="tw-bulk-conn",
+                                  daemon=True)
+        with self._lock:
+            full = len(self._conns) >= self.max_connections
+            if full:
+                self._counts["refused"] += 1
+            else:
+                self._conns[conn] = thread
+        if full:
+            _refuse_now(conn, self.max_connections)
+            return
+        try:
+            thread.start()
+        except RuntimeError:  # NOTE: no thread to be had: as full
+            with self._lock:
+                self._conns.pop(conn, None)
+                self._counts["refused"] += 1
+            _refuse_now(conn, self.max_connections)
 
     def _serve(self, conn: socket.socket) -> None:
         try:
             wire.tune(conn, STALL_TIMEOUT_S)
             keepalive.tune_socket(conn)
-            if self._greet(conn):
-                while not self._stopping.is_set() and self._answer(conn):
-                    pass
+            deadline = time.monotonic() + self.hello_deadline_s
+            if self._greet(conn, deadline):
+                first: float | None = deadline
+                while not self._stopping.is_set() and self._answer(conn, first):
+                    first = None
+            elif not self._stopping.is_set():
+                self._count("hello_failures")
         except (OSError, wire.Closed, UnicodeDecodeError, ValueError):
             pass  # NOTE: the client went away or spoke garbage: only this connection ends
         finally:
@@ -165,31 +238,40 @@ class BulkServer:
                 self._conns.pop(conn, None)
             conn.close()
 
-    def _greet(self, conn: socket.socket) -> bool:
-        """Reads the hello: True to go on serving. A wrong token is answered UNAUTHENTICATED."""
-        conn.settimeout(STALL_TIMEOUT_S)
-        magic, n = wire.HELLO.unpack(wire.recv_exact(conn, wire.HELLO.size))
-        token = bytes(wire.recv_exact(conn, n))
-        if magic != wire.MAGIC:
+    def _greet(self, conn: socket.socket, deadline: float) -> bool:
+        """Reads the hello by `deadline`: True (acknowledged) to go on serving. The magic is
+        checked before the token is read; a wrong token is answered UNAUTHENTICATED."""
+        try:
+            magic, n = wire.HELLO.unpack(wire.recv_by(conn, wire.HELLO.size, deadline))
+            if magic != wire.MAGIC:
+                return False
+            token = bytes(wire.recv_by(conn, n, deadline))
+        except TimeoutError:
             return False
-        if self._token is None or hmac.compare_digest(token, self._token):
-            return True
-        _refuse(conn, errors.UnauthenticatedError(
-            None, None, "Bulk transport: missing or wrong token"))
-        return False
+        if self._token is not None and not hmac.compare_digest(token, self._token):
+            _refuse(conn, errors.UnauthenticatedError(
+                None, None, "Bulk transport: missing or wrong token"))
+            return False
+        wire.stall_mode(conn, STALL_TIMEOUT_S)
+        conn.sendall(wire.HELLO_OK)
+        return True
 
-    def _answer(self, conn: socket.socket) -> bool:
-        """Serves one request; False when the client closed or stayed idle too long."""
+    def _answer(self, conn: socket.socket, first: float | None = None) -> bool:
+        """Serves one request; False when the client closed or stayed idle too long (the
+        first request must begin to arrive by `first`, the hello's deadline)."""
         conn.settimeout(SERVER_IDLE_S)
         try:
-            kind, ident, wait_s, body = wire.read_request(conn, STALL_TIMEOUT_S, BACKSTOP_S)
+            kind, ident, wait_s, body = wire.read_request(conn, STALL_TIMEOUT_S, BACKSTOP_S,
+                                                          first)
         except (TimeoutError, wire.Closed):
+            if first is not None and not self._stopping.is_set():
+                self._count("hello_failures")
             return False
         try:
             if kind == wire.KIND_RECV:
                 parts = wire.encode_value(*self._wait(conn, ident, body.decode(), wait_s))
             else:
-                parts = wire.encode_response(self._call(ident, body))
+                parts = wire.encode_response(self._call(conn, ident, body))
         except wire.Closed:
             return False
         except Exception as e:  # noqa: BLE001 -- every failure must reach the client
@@ -199,11 +281,23 @@ class BulkServer:
             conn.sendall(part)
         return True
 
-    def _call(self, method: int, body: bytearray) -> bytes:
+    def _call(self, conn, method: int, body: bytearray) -> bytes:
+        """Runs the handler of `method`; its Cancellation fires when `conn`'s client goes
+        away (watched by `_Watch`) or the server stops."""
         handler = self._calls.get(method)
         if handler is None:
             raise errors.UnimplementedError(None, None, f"Bulk transport: no method {method}")
-        return handler(body)
+        cancel = Cancellation(self._stop_calls)
+
+        def gone() -> None:
+            self._count("calls_cancelled")
+            cancel.cancel(_client_gone())
+
+        self._watch.add(conn, gone)
+        try:
+            return handler(body, cancel)
+        finally:
+            self._watch.discard(conn)
 
     def _wait(self, conn, step_id: int, key: str, wait_s: float):
         """The step's tensor `key`, waiting in slices so a stop or a vanished client ends it.
@@ -239,6 +333,74 @@ def _listen(host: str) -> socket.socket:
                                                   f"{host}: {e}") from None
     sock.settimeout(WAIT_SLICE_S)
     return sock
+
+
+def _client_gone() -> errors.CancelledError:
+    return errors.CancelledError(None, None, "The client of this step went away (its bulk "
+                                             "connection closed)")
+
+
+def _refuse_now(conn: socket.socket, cap: int) -> None:
+    """Answers UNAVAILABLE in place of the hello's acknowledgement and closes, never
+    blocking (the accept thread calls it)."""
+    try:
+        conn.setblocking(False)
+        conn.send(wire.encode_error(errors.UnavailableError(
+            None, None, f"Bulk transport at its cap of {cap} connections")))
+        conn.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    conn.close()
+
+
+class _Watch:
+    """One thread that watches the connections of calls in progress and runs a connection's
+    callback once when its peer closes it (a client waiting for a reply sends nothing)."""
+
+    def __init__(self):
+        self._socks: dict[socket.socket, Callable[[], None]] = {}
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    def add(self, sock: socket.socket, callback: Callable[[], None]) -> None:
+        with self._cond:
+            if self._stopped:
+                return
+            self._socks[sock] = callback
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="tw-bulk-watch",
+                                                daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
+    def discard(self, sock: socket.socket) -> None:
+        with self._cond:
+            self._socks.pop(sock, None)
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._socks.clear()
+            self._cond.notify_all()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._socks and not self._stopped:
+                    self._cond.wait()
+                if self._stopped:
+                    return
+                socks = list(self._socks)
+            talking: list = []
+            gone = wire.closed_peers(socks, WAIT_SLICE_S, talking)
+            with self._cond:
+                for sock in talking:  # NOTE: not our client's way (it waits): stop watching
+                    self._socks.pop(sock, None)
+                callbacks = [self._socks.pop(sock, None) for sock in gone]
+            for callback in callbacks:
+                if callback is not None:
+                    callback()
 
 
 def _refuse(conn: socket.socket, err: errors.OpError) -> None:
@@ -360,24 +522,37 @@ class BulkClient:
         return self._connect(deadline), False
 
     def _connect(self, deadline: float) -> socket.socket:
+        """A new connection whose hello the server acknowledged. Raises Refused (nothing was
+        sent but the hello), UnauthenticatedError (a wrong token)."""
         timeout = max(0.001, min(CONNECT_TIMEOUT_S, deadline - time.monotonic()))
         try:
             sock = socket.create_connection((self.host, self.port), timeout=timeout)
         except OSError as e:
-            raise self._unavailable(f"cannot connect: {e}") from None
-        wire.tune(sock, STALL_TIMEOUT_S)
-        keepalive.tune_socket(sock)
+            raise self._refused(f"cannot connect: {e}") from None
         token = (self._token if self._token is not None else client_token()) or b""
         if len(token) > 0xFFFF:
+            sock.close()
             raise errors.InvalidArgumentError(None, None, "The RPC token is over 64 KB")
         try:
+            wire.tune(sock, STALL_TIMEOUT_S)
+            keepalive.tune_socket(sock)
             sock.sendall(wire.HELLO.pack(wire.MAGIC, len(token)) + token)
-        except OSError as e:
+            sock.settimeout(max(0.001, min(CONNECT_TIMEOUT_S, deadline - time.monotonic())))
+            _, _, err = wire.read_reply(sock, STALL_TIMEOUT_S)
+        except (OSError, wire.Closed, errors.OpError) as e:
             sock.close()
-            raise self._unavailable(f"cannot connect: {e}") from None
+            raise self._refused(f"no answer to the hello: {e or type(e).__name__}") from None
+        if err is not None:
+            sock.close()
+            if isinstance(err, errors.UnauthenticatedError):
+                raise err
+            raise self._refused(err.message)
         with self._lock:
             self.connections_opened += 1
         return sock
+
+    def _refused(self, why: str) -> Refused:
+        return Refused(None, None, f"Bulk transport at {self.address} unavailable: {why}")
 
     def _release(self, sock: socket.socket) -> None:
         with self._lock:
@@ -435,5 +610,5 @@ def client_for(host: str, port: int) -> BulkClient:
         return client
 
 
-__all__ = ["BulkServer", "BulkClient", "CallHandler", "client_for", "client_enabled",
+__all__ = ["BulkServer", "BulkClient", "CallHandler", "Refused", "client_for", "client_enabled",
            "client_token"]

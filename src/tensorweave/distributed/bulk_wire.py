@@ -1,7 +1,9 @@
 """The bulk transport's wire format (distributed/bulk.py): frames, tensor encoding, socket reads.
 
 Little-endian throughout. One connection carries one request at a time:
-  hello    once per connection, client to server: b"TWB1", u16 token length, the token
+  hello    once per connection, client to server: b"TWB1", u16 token length, the token;
+           the server answers `HELLO_OK` (an OK reply without payload) before any request, or
+           an error reply (a wrong token, the connection cap) and closes
   request  `REQUEST`: u8 kind, i64 id, f64 seconds the client waits, u32 body bytes; the body
            kind 1 (RECV): id = step id, body = the rendezvous key (UTF-8)
            kind 2 (CALL): id = method id, body = the serialized request message
@@ -18,6 +20,7 @@ from __future__ import annotations
 import select
 import socket
 import struct
+import time
 
 import numpy as np
 
@@ -35,6 +38,7 @@ MAX_BODY_BYTES = 1 << 30    # a call's request or response (gRPC's limit here to
 _INLINE_BYTES = 1 << 16     # payloads up to this go out in the header's own send
 _GROW_BYTES = 1 << 20       # an announced body is read (and allocated) this much at a time
 _RAW_KINDS = frozenset("biufc")
+HELLO_OK = REPLY.pack(0, 0, 2, 0, 0, 0, 0)  # the hello's acknowledgement
 _KERNEL_LIMITS = hasattr(socket, "SO_RCVTIMEO") and hasattr(socket, "MSG_WAITALL")
 
 
@@ -148,6 +152,26 @@ def recv_exact(sock: socket.socket, n: int) -> bytearray:
     return buf
 
 
+def recv_by(sock: socket.socket, n: int, deadline: float) -> bytearray:
+    """`n` bytes from `sock`, all of them by `deadline` (time.monotonic()), however they
+    trickle in. Raises TimeoutError, Closed, socket errors."""
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    while got < n:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the peer did not send in time")
+        sock.settimeout(left)
+        try:
+            k = sock.recv_into(view[got:])
+        except ConnectionResetError:
+            k = 0
+        if not k:
+            raise Closed(got)
+        got += k
+    return buf
+
+
 def recv_body(sock: socket.socket, n: int) -> bytearray:
     """`n` bytes announced by the peer, allocated as they arrive (a stranger's claim of a
     gigabyte costs nothing until the bytes come)."""
@@ -199,13 +223,16 @@ def _read_body(sock, code, dead, encoding, rank, enum, nbytes, ntext):
     return arr, False, None
 
 
-def read_request(conn: socket.socket, stall_s: float,
-                 backstop_s: float) -> tuple[int, int, float, bytearray]:
-    """(kind, id, seconds to wait, body) of one request; its body may stall `stall_s`.
+def read_request(conn: socket.socket, stall_s: float, backstop_s: float,
+                 head_by: float | None = None) -> tuple[int, int, float, bytearray]:
+    """(kind, id, seconds to wait, body) of one request; its header must be in by `head_by`
+    (a deadline, when given), its body may stall `stall_s`.
 
     Raises: Closed for a request that is not ours (never allocating what it announces).
     """
-    kind, ident, wait_s, n = REQUEST.unpack(recv_exact(conn, REQUEST.size))
+    head = (recv_exact(conn, REQUEST.size) if head_by is None
+            else recv_by(conn, REQUEST.size, head_by))
+    kind, ident, wait_s, n = REQUEST.unpack(head)
     limit = MAX_KEY_BYTES if kind == KIND_RECV else MAX_BODY_BYTES if kind == KIND_CALL else -1
     if n > limit or not 0.0 <= wait_s <= backstop_s:
         raise Closed(0)
@@ -240,11 +267,39 @@ def stall_mode(sock: socket.socket, stall_s: float) -> None:
 
 def peer_gone(sock: socket.socket) -> bool:
     """Whether the other end closed `sock` (a peer that awaits a reply sends nothing)."""
-    try:
-        readable, _, _ = select.select([sock], [], [], 0)
-        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
-    except (OSError, ValueError):
-        return True
+    return bool(closed_peers([sock], 0.0))
+
+
+def closed_peers(socks: list, wait_s: float, talking: list | None = None) -> list:
+    """Those of `socks` whose peer closed them (or that broke), waiting up to `wait_s` for
+    any to become readable; `talking` gets those with bytes waiting instead. (poll, not
+    select: descriptors past 1024 are fine.)"""
+    poller, by_fd = select.poll(), {}
+    for s in socks:
+        try:
+            fd = s.fileno()
+        except (OSError, ValueError):
+            fd = -1
+        if fd < 0:
+            continue
+        by_fd[fd] = s
+        poller.register(fd, select.POLLIN | select.POLLPRI)
+    gone = [s for s in socks if s not in by_fd.values()]
+    for fd, events in poller.poll(int(wait_s * 1000)):
+        s = by_fd[fd]
+        if events & (select.POLLERR | select.POLLNVAL):
+            gone.append(s)
+            continue
+        try:
+            if s.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+                gone.append(s)
+            elif talking is not None:
+                talking.append(s)
+        except BlockingIOError:
+            pass
+        except OSError:
+            gone.append(s)
+    return gone
 
 
 def shutdown(sock: socket.socket) -> None:

@@ -9,15 +9,18 @@ same `errors.*` class with that message (node names included).
 
 from __future__ import annotations
 
+import time
+
 import grpc
 import numpy as np
-from google.protobuf.message import DecodeError
 
 from tensorweave import dtypes, errors, ir
 from tensorweave.distributed import bulk_wire
 from tensorweave.distributed.rpc import (
     CONNECT_DEADLINE_S,
     CONTROL_DEADLINE_S,
+    bulk_handler,
+    cancellable_method,
     channel_for,
     error_from_rpc,
     rpc_method,
@@ -94,7 +97,7 @@ def options_from_proto(proto: config_pb2.RunOptions) -> dict:
 
 
 def metadata_to_proto(meta: dict) -> config_pb2.RunMetadata:
-    from tensorweave.monitoring.step_stats import fill_run_metadata
+    from tensorweave.runtime.step_stats import fill_run_metadata
 
     out = config_pb2.RunMetadata()
     fill_run_metadata(out, meta)
@@ -175,6 +178,9 @@ def tensor_value(proto: tensor_pb2.TensorProto) -> np.ndarray:
 
 
 # -- client ----------------------------------------------------------------------------------
+BULK_RETRY_S = 1.0  # a bulk port that refused a step is not tried again for this long
+
+
 def _connect_deadline(config) -> float:
     ms = SessionOptions.from_config(config).timeout_ms
     return ms / 1000.0 if ms > 0 else CONNECT_DEADLINE_S
@@ -200,6 +206,7 @@ class GrpcMaster(MasterInterface):
         self._run_timeouts: dict[str, float] = {}
         self._fast = None          # the server's BulkClient, which runs steps without gRPC
         self._fast_known = False   # whether the server was asked for its bulk port
+        self._fast_retry_at = 0.0  # after a refusal: steps take gRPC until then
 
     def _call(self, method: str, request, timeout: float):
         try:
@@ -246,9 +253,8 @@ class GrpcMaster(MasterInterface):
             if options.get("timeout_in_ms"):
                 step_s = options["timeout_in_ms"] / 1000.0
         fast = self._fast if self._fast_known else self._learn_fast()
-        if fast is not None:
-            resp = self._run_fast(fast, req, run_deadline(step_s))
-        else:
+        resp = self._run_fast(fast, req, run_deadline(step_s)) if fast is not None else None
+        if resp is None:
             try:
                 resp = self._run(req, timeout=run_deadline(step_s))
             except grpc.RpcError as e:
@@ -256,9 +262,20 @@ class GrpcMaster(MasterInterface):
         values = [tensor_value(t) for t in resp.fetch]
         return values, (metadata_from_proto(resp.metadata) if resp.has_metadata else None)
 
-    def _run_fast(self, fast, req, timeout: float) -> pb.RunCallableResponse:
+    def _run_fast(self, fast, req, timeout: float) -> pb.RunCallableResponse | None:
+        """The step over the bulk port; None when the port refused it (it never reached the
+        server: the caller runs it over gRPC, and the port is asked again after
+        `BULK_RETRY_S`)."""
+        from tensorweave.distributed import bulk
+
+        if time.monotonic() < self._fast_retry_at:
+            return None
         try:
             raw = fast.call(RUN_CALLABLE_CALL, req.SerializeToString(), timeout)
+        except bulk.Refused:
+            self._fast_known = False
+            self._fast_retry_at = time.monotonic() + BULK_RETRY_S
+            return None
         except errors.UnavailableError:
             self._fast_known = False  # NOTE: a restarted server has another port: ask again
             raise
@@ -270,6 +287,8 @@ class GrpcMaster(MasterInterface):
         from tensorweave.distributed.grpc_worker import GrpcWorker
 
         self._fast = None
+        if time.monotonic() < self._fast_retry_at:
+            return None
         if bulk.client_enabled():
             try:
                 self._fast = GrpcWorker(self.address).bulk_client(self.connect_deadline_s)
@@ -332,10 +351,13 @@ class MasterServicer(pb_grpc.MasterServiceServicer):
         return pb.MakeCallableResponse(
             handle=cid, feed_dtype=[dtypes.as_dtype(d).as_datatype_enum for d in feed_dtypes])
 
-    def run_callable(self, request: pb.RunCallableRequest) -> pb.RunCallableResponse:
-        """One step (RunCallable's body, also served on the bulk port). Raises OpError."""
+    @cancellable_method
+    def RunCallable(self, request: pb.RunCallableRequest, cancel) -> pb.RunCallableResponse:
+        """One step (also served on the bulk port); it ends with CancelledError when its
+        client goes away or its session closes. Raises OpError."""
         feeds = [tensor_value(t) for t in request.feed]
-        options = options_from_proto(request.options) if request.has_options else None
+        options = options_from_proto(request.options) if request.has_options else {}
+        options["cancellation"] = cancel
         values, meta = self.master.run_callable(request.session_handle, request.handle,
                                                 feeds, options)
         resp = pb.RunCallableResponse(fetch=[tensor_proto(v) for v in values])
@@ -343,17 +365,6 @@ class MasterServicer(pb_grpc.MasterServiceServicer):
             resp.metadata.CopyFrom(metadata_to_proto(meta))
             resp.has_metadata = True
         return resp
-
-    RunCallable = rpc_method(run_callable)
-
-    def run_callable_bytes(self, body: bytes) -> bytes:
-        """`run_callable` of a serialized request, serialized (the bulk port's handler)."""
-        try:
-            request = pb.RunCallableRequest.FromString(body)
-        except DecodeError as e:
-            raise errors.InvalidArgumentError(
-                None, None, f"Malformed RunCallable request: {e}") from None
-        return self.run_callable(request).SerializeToString()
 
     @rpc_method
     def ReleaseCallable(self, request):
@@ -377,7 +388,9 @@ RUN_CALLABLE_CALL = 1
 
 def master_calls(master: MasterInterface) -> dict:
     """The master methods a server also answers on its bulk port: {method id: handler}."""
-    return {RUN_CALLABLE_CALL: MasterServicer(master).run_callable_bytes}
+    servicer = MasterServicer(master)
+    return {RUN_CALLABLE_CALL: bulk_handler(servicer.RunCallable, "RunCallable",
+                                            pb.RunCallableRequest)}
 
 
 def add_master_service(master: MasterInterface, server: grpc.Server) -> MasterServicer:

@@ -8,11 +8,11 @@ rendezvous; a step that fails aborts it, so remote receivers fail instead of wai
 
 from __future__ import annotations
 
+import threading
 import time
 
 import grpc
 import numpy as np
-from google.protobuf.message import DecodeError
 
 from tensorweave import errors, ir
 from tensorweave.distributed import address as hostport
@@ -30,9 +30,10 @@ from tensorweave.distributed.grpc_master import (
 from tensorweave.distributed.remote import StepTable
 from tensorweave.distributed.rpc import (
     CONTROL_DEADLINE_S,
-    NODE_KEY,
-    OP_KEY,
+    bulk_handler,
+    cancellable_method,
     channel_for,
+    client_gone,
     error_from_rpc,
     node_metadata,
     rpc_method,
@@ -42,7 +43,7 @@ from tensorweave.distributed.rpc import (
 from tensorweave.proto import convert
 from tensorweave.proto import worker_service_pb2 as pb
 from tensorweave.proto import worker_service_pb2_grpc as pb_grpc
-from tensorweave.runtime.step import StepContext
+from tensorweave.runtime.step import Cancellation, StepContext
 from tensorweave.runtime.worker import LocalWorker, WorkerInterface
 
 
@@ -103,6 +104,9 @@ class GrpcWorker(WorkerInterface):
             return self._call(method, request, timeout)
         try:
             raw = self._bulk.call(call[0], request.SerializeToString(), timeout)
+        except bulk.Refused:  # NOTE: it never reached the task: gRPC takes it
+            self._bulk_known = False
+            return self._call(method, request, timeout)
         except errors.UnavailableError:
             self._bulk_known = False  # NOTE: a restarted task has another port: ask again
             raise
@@ -154,6 +158,8 @@ class GrpcWorker(WorkerInterface):
         if client is not None:
             try:
                 return client.recv_tensor(step_id, key, timeout_s)
+            except bulk.Refused:
+                self._bulk_known = False  # NOTE: nothing was taken: stream it over gRPC
             except errors.UnavailableError:
                 self._bulk_known = False  # NOTE: a restarted task has another port: ask again
                 raise
@@ -184,68 +190,15 @@ _BULK_METHODS = {
 
 def worker_calls(servicer: WorkerServicer) -> dict:
     """The worker methods a server also answers on its bulk port ({method id: handler}):
-    the servicer's own gRPC methods, run with a `_BulkContext`."""
-    return {ident: _bulk_handler(getattr(servicer, method), method, request_cls)
+    the servicer's own gRPC methods, run with an `rpc.BulkContext`."""
+    return {ident: bulk_handler(getattr(servicer, method), method, request_cls)
             for method, (ident, request_cls, _) in _BULK_METHODS.items()}
 
 
-def _bulk_handler(method_fn, method: str, request_cls):
-    def handle(body) -> bytes:
-        try:
-            request = request_cls.FromString(body)
-        except DecodeError as e:
-            raise errors.InvalidArgumentError(
-                None, None, f"Malformed {method} request: {e}") from None
-        context = _BulkContext()
-        try:
-            return method_fn(request, context).SerializeToString()
-        finally:
-            context.terminate()
-
-    return handle
-
-
-class _BulkContext:
-    """The `grpc.ServicerContext` of a call that came over the bulk port, as far as servicer
-    methods use it: `abort` raises the errors.* class of its status, naming the node that
-    `set_trailing_metadata` named (as the client of a gRPC call would see it)."""
-
-    def __init__(self):
-        self._trailing: tuple = ()
-        self._callbacks: list = []
-
-    def set_trailing_metadata(self, metadata) -> None:
-        self._trailing = tuple(metadata or ())
-
-    def abort(self, code: grpc.StatusCode, details: str):
-        meta = dict(self._trailing)
-        node = ir.NodeDef(meta[NODE_KEY], meta.get(OP_KEY, "")) if meta.get(NODE_KEY) else None
-        raise errors.make_error(code.value[0], details, node)
-
-    def time_remaining(self) -> None:
-        return None  # NOTE: the bulk client enforces its own deadline
-
-    def is_active(self) -> bool:
-        return True
-
-    def add_callback(self, callback) -> bool:
-        """`callback()` runs when the call ends (as gRPC does; a bulk call is never cancelled)."""
-        self._callbacks.append(callback)
-        return True
-
-    def terminate(self) -> None:
-        callbacks, self._callbacks = self._callbacks, []
-        for callback in callbacks:
-            callback()
-
-    def invocation_metadata(self) -> tuple:
-        return ()
-
-    def peer(self) -> str:
-        return "bulk"
-
-
 # -- server side -----------------------------------------------------------------------------
+_RECV_SLICE_S = 0.5  # a RecvTensor wait rechecks its client and the server this often
+
+
 def _streaming(fn):
     """Like `rpc_method`, for a method that yields its responses."""
 
@@ -267,6 +220,9 @@ class WorkerServicer(pb_grpc.WorkerServiceServicer):
     def __init__(self, worker: LocalWorker, steps: StepTable | None = None):
         self.worker = worker
         self.steps = steps if steps is not None else StepTable()
+        self.stopping = Cancellation()  # every RunGraph, when the server stops
+        self._running: dict[int, list[Cancellation]] = {}  # step id -> its RunGraphs
+        self._lock = threading.Lock()
 
     bulk_port = 0  # the task's bulk tensor port (distributed/bulk.py), set by its Server
 
@@ -287,18 +243,26 @@ class WorkerServicer(pb_grpc.WorkerServiceServicer):
         self.worker.deregister_graph(request.graph_handle)
         return pb.DeregisterGraphResponse()
 
-    @rpc_method
-    def RunGraph(self, request):
+    @cancellable_method
+    def RunGraph(self, request, cancel):
+        """Runs a partition; it ends early (CancelledError, AbortedError) when its client goes
+        away, CleanupGraph drops its step, or the server stops."""
         opts = request.exec_opts
         rdv = self.steps.find(request.step_id)
-        ctx = StepContext(request.step_id, rdv, opts.timeout_in_ms / 1000.0 or None)
+        cancel = Cancellation(cancel, self.stopping)
+        ctx = StepContext(request.step_id, rdv, opts.timeout_in_ms / 1000.0 or None,
+                          cancellation=cancel)
         args = [convert.tensor_from_proto(t) for t in request.arg]
+        with self._lock:
+            self._running.setdefault(request.step_id, []).append(cancel)
         try:
             values, stats = self.worker.run_graph(request.graph_handle, request.step_id, args,
                                                   {"trace": opts.record_timeline}, ctx)
         except errors.OpError as e:
             rdv.abort(e)
             raise
+        finally:
+            self._forget(request.step_id, cancel)
         resp = pb.RunGraphResponse(retval=[convert.tensor_to_proto(np.asarray(v))
                                            for v in values])
         if stats:
@@ -306,8 +270,21 @@ class WorkerServicer(pb_grpc.WorkerServiceServicer):
             resp.has_step_stats = True
         return resp
 
+    def _forget(self, step_id: int, cancel: Cancellation) -> None:
+        with self._lock:
+            runs = self._running.get(step_id, [])
+            if cancel in runs:
+                runs.remove(cancel)
+            if not runs:
+                self._running.pop(step_id, None)
+
     @rpc_method
     def CleanupGraph(self, request):
+        with self._lock:
+            runs = self._running.pop(request.step_id, [])
+        for cancel in runs:  # NOTE: the step failed elsewhere: its partitions here end too
+            cancel.cancel(errors.AbortedError(
+                None, None, f"Step {request.step_id} was cleaned up (it failed elsewhere)"))
         self.steps.cleanup(request.step_id)
         return pb.CleanupGraphResponse()
 
@@ -318,9 +295,24 @@ class WorkerServicer(pb_grpc.WorkerServiceServicer):
 
     @_streaming
     def RecvTensor(self, request, context):
+        """Streams the step's tensor once it is sent; waits in slices, so a client that went
+        away (cancelled, past its deadline) or a server that stops ends the wait."""
         left = context.time_remaining()
         deadline = None if left is None else time.monotonic() + left
-        value, dead = self.steps.find(request.step_id).recv(request.rendezvous_key, deadline)
+        rdv = self.steps.find(request.step_id)
+        while True:
+            until = time.monotonic() + _RECV_SLICE_S
+            try:
+                value, dead = rdv.recv(request.rendezvous_key, until if deadline is None
+                                       else min(until, deadline))
+                break
+            except errors.DeadlineExceededError:
+                if rdv.error is not None or (deadline is not None and until >= deadline):
+                    raise
+            if not context.is_active():
+                raise client_gone()
+            if self.stopping.error is not None:
+                raise self.stopping.error
         yield from transfer.to_chunks(value, dead)
 
 

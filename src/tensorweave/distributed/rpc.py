@@ -8,10 +8,12 @@ failing node's name and op in trailing metadata); `error_from_rpc` turns that ba
 from __future__ import annotations
 
 import threading
+import time
 
 import grpc
 
 from tensorweave import errors, ir
+from tensorweave.runtime.step import Cancellation
 
 # NOTE: gRPC's defaults (4 MB receive, 8 KB of status metadata) are far too small for tensors
 # and annotated error messages; every channel and server states its limits explicitly.
@@ -241,6 +243,186 @@ def rpc_method(fn):
     wrapped.__doc__ = fn.__doc__
     return wrapped
 
+
+
+def client_gone() -> errors.CancelledError:
+    return errors.CancelledError(None, None, "The client of this step went away (its call was "
+                                             "cancelled, timed out, or its connection closed)")
+
+
+def cancellable_method(fn):
+    """Like `rpc_method`, for a method that may block as long as a step:
+    `fn(self, request, cancel)`, where `cancel` (a runtime.step.Cancellation) fires when the
+    call ends before the method returns (the client cancelled or went away, its deadline
+    passed, the server stopped: gRPC runs `add_callback`s then)."""
+
+    def wrapped(self, request, context):
+        cancel = Cancellation()
+        context.add_callback(lambda: cancel.cancel(client_gone()))
+        try:
+            return fn(self, request, cancel)
+        except Exception as e:  # noqa: BLE001 -- every failure must reach the client
+            code, details = status_of(e)
+            context.set_trailing_metadata(node_metadata(e))
+            context.abort(code, details)
+
+    wrapped.__name__ = fn.__name__
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+# -- admission: which calls get a thread -------------------------------------------------------
+# NOTE: a sync gRPC server gives each call in progress one thread of its pool for as long as
+# it runs, and a step may block (a queue, a receive) as long as it likes: step calls get at
+# most `max_steps` threads, and the pool holds `CONTROL_THREADS` more, so session creation,
+# GetStatus and closing (which frees blocked steps) always find one.
+STEP_METHODS = frozenset({
+    "/tensorweave.MasterService/RunCallable",
+    "/tensorweave.WorkerService/RunGraph", "/tensorweave.WorkerService/RecvTensor",
+})
+MAX_STEP_CALLS = 256    # step calls in progress on one server; more are RESOURCE_EXHAUSTED
+CONTROL_THREADS = 32    # threads beyond those, for everything else
+
+
+class Admission(grpc.ServerInterceptor):
+    """Counts the calls in progress (`in_flight`, `wait_idle`) and refuses a step call beyond
+    `max_steps` at once with RESOURCE_EXHAUSTED (counted in `refused`). The innermost
+    interceptor (it keeps one handler per method). Thread-safe."""
+
+    def __init__(self, max_steps: int = MAX_STEP_CALLS):
+        self.max_steps = max_steps
+        self.in_flight = 0
+        self.steps = 0
+        self.refused = 0
+        self._cond = threading.Condition()
+        self._handlers: dict = {}
+
+    def intercept_service(self, continuation, handler_call_details):
+        method = handler_call_details.method
+        if method not in self._handlers:
+            self._handlers[method] = _admitted(self, continuation(handler_call_details),
+                                               method in STEP_METHODS)
+        return self._handlers[method]
+
+    def enter(self, step: bool) -> bool:
+        with self._cond:
+            if step and self.steps >= self.max_steps:
+                self.refused += 1
+                return False
+            self.in_flight += 1
+            self.steps += step
+            return True
+
+    def leave(self, step: bool) -> None:
+        with self._cond:
+            self.in_flight -= 1
+            self.steps -= step
+            self._cond.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Waits up to `timeout` s for no call to be in progress; whether none is."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while self.in_flight and time.monotonic() < end:
+                self._cond.wait(max(0.001, end - time.monotonic()))
+            return not self.in_flight
+
+
+def _admitted(admission: Admission, handler, step: bool):
+    if handler is None or handler.request_streaming:
+        return handler
+
+    def refuse(context):
+        context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                      f"The server is running {admission.max_steps} steps already; try again")
+
+    def unary(request, context):
+        if not admission.enter(step):
+            refuse(context)
+        try:
+            return handler.unary_unary(request, context)
+        finally:
+            admission.leave(step)
+
+    def stream(request, context):
+        if not admission.enter(step):
+            refuse(context)
+        try:
+            yield from handler.unary_stream(request, context)
+        finally:
+            admission.leave(step)
+
+    if handler.response_streaming:
+        return grpc.unary_stream_rpc_method_handler(
+            stream, handler.request_deserializer, handler.response_serializer)
+    return grpc.unary_unary_rpc_method_handler(
+        unary, handler.request_deserializer, handler.response_serializer)
+
+
+# -- servicer methods on the bulk port ---------------------------------------------------------
+def bulk_handler(method_fn, method: str, request_cls):
+    """A bulk-port call handler (distributed/bulk.py: `handler(body, cancel)`) running the
+    servicer method `method_fn(request, context)` with a `BulkContext`."""
+    def handle(body, cancel: Cancellation | None = None) -> bytes:
+        try:
+            request = request_cls.FromString(body)
+        except Exception as e:  # noqa: BLE001 -- any parse failure is the caller's bad bytes
+            raise errors.InvalidArgumentError(
+                None, None, f"Malformed {method} request: {e}") from None
+        context = BulkContext(cancel)
+        try:
+            return method_fn(request, context).SerializeToString()
+        finally:
+            context.terminate()
+
+    return handle
+
+
+class BulkContext:
+    """The `grpc.ServicerContext` of a call that came over the bulk port, as far as servicer
+    methods use it: `abort` raises the errors.* class of its status, naming the node that
+    `set_trailing_metadata` named (as the client of a gRPC call would see it); callbacks run
+    when the call ends, or at once when `cancel` fires (the client went away)."""
+
+    def __init__(self, cancel: Cancellation | None = None):
+        self._trailing: tuple = ()
+        self._callbacks: list = []
+        self._cancel = cancel
+        self._lock = threading.Lock()
+
+    def set_trailing_metadata(self, metadata) -> None:
+        self._trailing = tuple(metadata or ())
+
+    def abort(self, code: grpc.StatusCode, details: str):
+        meta = dict(self._trailing)
+        node = ir.NodeDef(meta[NODE_KEY], meta.get(OP_KEY, "")) if meta.get(NODE_KEY) else None
+        raise errors.make_error(code.value[0], details, node)
+
+    def time_remaining(self) -> None:
+        return None  # NOTE: the bulk client enforces its own deadline
+
+    def is_active(self) -> bool:
+        return self._cancel is None or self._cancel.error is None
+
+    def add_callback(self, callback) -> bool:
+        """`callback()` runs once, when the call ends or its client goes away (as gRPC's)."""
+        with self._lock:
+            self._callbacks.append(callback)
+        if self._cancel is not None:
+            self._cancel.on_cancel(self.terminate)
+        return True
+
+    def terminate(self) -> None:
+        with self._lock:
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def invocation_metadata(self) -> tuple:
+        return ()
+
+    def peer(self) -> str:
+        return "bulk"
 
 
 def run_deadline(step_s: float | None) -> float:

@@ -9,6 +9,7 @@ a TF server) until `Session.reset` clears their container.
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import grpc
@@ -20,12 +21,16 @@ from tensorweave.distributed.bulk import BulkServer
 from tensorweave.distributed.cluster import ClusterSpec
 from tensorweave.distributed.grpc_master import add_master_service, master_calls
 from tensorweave.distributed.grpc_worker import add_worker_service, worker_calls
-from tensorweave.distributed.rpc import CHANNEL_OPTIONS
+from tensorweave.distributed.rpc import CHANNEL_OPTIONS, CONTROL_THREADS, MAX_STEP_CALLS, Admission
 
 DEFAULT_HOST = "127.0.0.1"
 # NOTE: gRPC sets SO_REUSEPORT by default, so a second server on a taken port would "bind" and
 # silently share it; servers turn it off so a taken port is an error.
-RPC_THREADS = 16
+# NOTE: threads are made as calls need them; a step call beyond MAX_STEP_CALLS is refused
+# (rpc.Admission), so the other CONTROL_THREADS always serve control calls, and gRPC refuses
+# calls beyond the pool rather than queueing them behind blocked steps.
+RPC_THREADS = MAX_STEP_CALLS + CONTROL_THREADS
+STOP_DEADLINE_S = 4.0  # `stop` returns within grace plus this, whatever its calls do
 
 
 class Server:
@@ -43,6 +48,10 @@ class Server:
         (`security.configure`, TENSORWEAVE_RPC_TOKEN), if any.
       tls: {"cert": path, "key": path, "ca": path (optional: require client certificates)}
         to serve TLS; default: the process's TLS files, if any (see distributed/security.py).
+      bulk_max_connections: connections the bulk port serves at once (bulk.MAX_CONNECTIONS,
+        256); more are refused and their clients take gRPC.
+      hello_deadline_s: the time a new bulk connection has for its hello and first request
+        (bulk.HELLO_DEADLINE_S, 10 s).
 
     The server binds to its task's address in the cluster (host:port; port 0 picks a free
     port, reflected in `target`).
@@ -52,7 +61,8 @@ class Server:
     """
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol="grpc",
-                 config=None, start=True, *, token=None, tls=None):
+                 config=None, start=True, *, token=None, tls=None,
+                 bulk_max_connections=None, hello_deadline_s=None):
         if protocol != "grpc":
             raise ValueError(f"Unsupported protocol {protocol!r} (only 'grpc')")
         self.cluster_spec = ClusterSpec(server_or_cluster_def)
@@ -63,18 +73,22 @@ class Server:
         self._master, self._worker, self._steps = _make_master(
             self.cluster_spec, self.job_name, self.task_index, config)
         self._rpc_pool = ThreadPoolExecutor(max_workers=RPC_THREADS, thread_name_prefix="tw-rpc")
-        self._grpc = grpc.server(self._rpc_pool,
-                                 interceptors=security.server_interceptors(self.security),
+        self._admission = Admission()
+        self._grpc = grpc.server(self._rpc_pool, maximum_concurrent_rpcs=RPC_THREADS,
+                                 interceptors=[*security.server_interceptors(self.security),
+                                               self._admission],
                                  options=CHANNEL_OPTIONS + keepalive.server_options()
                                  + [("grpc.so_reuseport", 0)])
         add_master_service(self._master, self._grpc)
-        servicer = add_worker_service(self._worker, self._grpc, self._steps)
+        servicer = self._servicer = add_worker_service(self._worker, self._grpc, self._steps)
         self.port = _bind(self._grpc, host, port, credentials)
         self.host = host
         # NOTE: tensors between tasks and client steps skip gRPC: a raw TCP port on the same
         # host (distributed/bulk.py; 0: off)
         calls = {**master_calls(self._master), **worker_calls(servicer)}
-        self._bulk = BulkServer(self._steps, host, self.security, calls)
+        self._bulk = BulkServer(self._steps, host, self.security, calls,
+                                max_connections=bulk_max_connections,
+                                hello_deadline_s=hello_deadline_s)
         servicer.bulk_port = self._bulk.port
         self._started = False
         self._stopped = threading.Event()
@@ -111,16 +125,36 @@ class Server:
         self._stopped.wait(timeout)
 
     def stop(self, grace: float | None = 1.0) -> None:
-        """Stops serving: in-flight calls get `grace` seconds, then the worker is released."""
+        """Stops serving within `grace` + STOP_DEADLINE_S seconds: every step in flight is
+        cancelled first (UnavailableError "The server is stopping"), calls in progress get
+        `grace` seconds to answer, then the worker is released."""
         if self._stopped.is_set():
             return
-        self._grpc.stop(grace).wait()
-        self._bulk.stop()
-        self._rpc_pool.shutdown(wait=True)
+        stopping = errors.UnavailableError(None, None, "The server is stopping")
+        self._master.abort_steps(stopping)
+        self._servicer.stopping.cancel(stopping)
+        self._steps.abort_all(stopping)
+        end = time.monotonic() + (grace or 0.0) + STOP_DEADLINE_S
+        self._bulk.stop(timeout=min(2.0, STOP_DEADLINE_S / 2))
+        self._grpc.stop(grace).wait(max(0.1, end - time.monotonic()))
+        self._rpc_pool.shutdown(wait=False, cancel_futures=True)
+        # NOTE: a handler stuck where no cancellation reaches is left behind, not waited for
+        if self._admission.wait_idle(max(0.0, end - time.monotonic())):
+            self._rpc_pool.shutdown(wait=True)  # idle threads: they end at once
         self._worker.cleanup_all()
         self._worker.close()
         self._master.close()
         self._stopped.set()
+
+    def metrics(self) -> dict[str, int]:
+        """Counters of the server's limits: `bulk_*` (bulk.BulkServer.metrics: connections,
+        refused, accept_errors, hello_failures, calls_cancelled), `rpc_in_flight`,
+        `rpc_steps_in_flight` and `rpc_steps_refused` (beyond rpc.MAX_STEP_CALLS)."""
+        out = {f"bulk_{k}": v for k, v in self._bulk.metrics().items()}
+        out.update(rpc_in_flight=self._admission.in_flight,
+                   rpc_steps_in_flight=self._admission.steps,
+                   rpc_steps_refused=self._admission.refused)
+        return out
 
     def __enter__(self) -> Server:
         return self

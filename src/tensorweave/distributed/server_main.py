@@ -10,6 +10,7 @@ for the whole process: what the server accepts and how it calls other tasks.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -27,6 +28,10 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--token-file", help="file holding the shared token every call must carry")
     p.add_argument("--tls-cert", help="PEM certificate chain to serve TLS with (with --tls-key)")
     p.add_argument("--tls-key", help="PEM private key of --tls-cert")
+    p.add_argument("--bulk-max-connections", type=int, default=None,
+                   help="connections the bulk port serves at once (default 256)")
+    p.add_argument("--hello-deadline", type=float, default=None,
+                   help="seconds a new bulk connection has for its hello (default 10)")
     p.add_argument("--tls-ca", help="PEM root certificates: require client certificates they "
                                     "signed, and verify other tasks with them")
 
@@ -78,9 +83,12 @@ def make_server(args):
 
     configure_security(args)
     config = {"device_count": {"CPU": args.cpus}}
+    limits = {"bulk_max_connections": getattr(args, "bulk_max_connections", None),
+              "hello_deadline_s": getattr(args, "hello_deadline", None)}
     if args.cluster:
-        return Server(args.cluster, args.job, args.task, config=config)
-    return Server({"localhost": [join(args.host, args.port)]}, "localhost", 0, config=config)
+        return Server(args.cluster, args.job, args.task, config=config, **limits)
+    return Server({"localhost": [join(args.host, args.port)]}, "localhost", 0, config=config,
+                  **limits)
 
 
 def serve_until(server, asked: threading.Event) -> int:
@@ -89,6 +97,11 @@ def serve_until(server, asked: threading.Event) -> int:
     while not asked.wait(0.5):
         pass
     server.stop(grace=STOP_GRACE_S)
+    if server.metrics()["rpc_in_flight"]:
+        # NOTE: a call stuck where no cancellation reaches would keep the interpreter from
+        # exiting (it joins its pools' threads): the server has stopped, so the process ends
+        sys.stdout.flush()
+        os._exit(0)
     return 0
 
 

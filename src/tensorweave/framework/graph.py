@@ -331,9 +331,7 @@ class Graph:
 
     # -- serialization ----------------------------------------------------------------------
     def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False):
-        """The graph as a protobuf `GraphDef` (see `framework/importer.py`)."""
-        from tensorweave.framework.importer import graph_to_proto
-
+        """The graph as a protobuf `GraphDef` (`graph_to_proto`)."""
         return graph_to_proto(self, from_version=from_version, add_shapes=add_shapes)
 
     def _as_ir(self, from_version: int = 0):
@@ -416,3 +414,26 @@ def get_collection(key, scope=None) -> list:
 def get_collection_ref(key) -> list:
     return get_default_graph().get_collection_ref(key)
 
+
+def graph_to_proto(graph: Graph, from_version: int | None = None, add_shapes: bool = False):
+    """The GraphDef proto of `graph`: nodes in creation order, versions, function library.
+
+    Args:
+      graph: a `Graph`.
+      from_version: only ops added since `graph.version` was this value.
+      add_shapes: give every node an `_output_shapes` attr (its outputs' static shapes), as
+        TF's `as_graph_def(add_shapes=True)` does. The graph's own nodes are not changed.
+    """
+    from tensorweave.proto import convert
+
+    start = from_version or 0
+    graph_ir = graph._as_ir(start)
+    if add_shapes:
+        graph_ir.nodes = [_with_output_shapes(op) for op in graph.get_operations()[start:]]
+    return convert.graph_to_proto(graph_ir)
+
+
+def _with_output_shapes(op):
+    node = op.node_def.copy()
+    node.attrs["_output_shapes"] = [t.shape for t in op.outputs]
+    return node

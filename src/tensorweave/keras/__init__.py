@@ -10,6 +10,8 @@ from tensorweave.keras import (
     callbacks,
     constraints,
     datasets,
+    estimator,
+    experimental,
     initializers,
     layers,
     losses,
@@ -26,6 +28,7 @@ from tensorweave.keras.engine.training import Model
 
 __version__ = "2.2.4-tf"
 
-__all__ = ["Input", "Model", "Sequential", "activations", "applications", "backend", "callbacks",
-           "constraints", "datasets", "initializers", "layers", "losses", "metrics", "models",
-           "optimizers", "preprocessing", "regularizers", "utils"]
+__all__ = ["Input", "Model", "Sequential", "activations", "applications", "backend",
+           "callbacks", "constraints", "datasets", "estimator", "experimental",
+           "initializers", "layers", "losses", "metrics", "models", "optimizers",
+           "preprocessing", "regularizers", "utils"]

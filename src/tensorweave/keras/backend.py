@@ -564,7 +564,7 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
     """The first `label_lengths[i]` labels of each row of `labels` as a SparseTensor (int64
     indices [row, position], the dense shape of `labels`)."""
     from tensorweave import dtypes as _dt
-    from tensorweave.framework.sparse_tensor import SparseTensor
+    from tensorweave.ops.sparse_tensor import SparseTensor
 
     labels = convert_to_tensor(labels)
     width = array_ops.shape(labels)[1]

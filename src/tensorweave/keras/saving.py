@@ -57,9 +57,9 @@ def _write_object_based(model, prefix: str) -> None:
     """An object-based checkpoint at `prefix` (what TF's `save_weights` writes in the TF
     format): the weights under their object paths plus the serialized object graph, and the
     `checkpoint` state file beside it."""
+    from tensorweave.formats.checkpoint.bundle import BundleWriter
+    from tensorweave.formats.checkpoint.state import update_checkpoint_state
     from tensorweave.proto.trackable_object_graph_pb2 import TrackableObjectGraph
-    from tensorweave.training.checkpoint.bundle import BundleWriter
-    from tensorweave.training.checkpoint.state import update_checkpoint_state
 
     pairs = _object_keys(model)
     graph = TrackableObjectGraph()
@@ -252,37 +252,101 @@ def model_from_json(json_string, custom_objects=None):
 
 
 # -- whole models --------------------------------------------------------------------------------
+def training_config(model) -> str | None:
+    if getattr(model, "optimizer", None) is None or isinstance(model.optimizer, str):
+        return None
+    from tensorweave.keras import optimizers
+
+    loss = model.loss if isinstance(model.loss, (str, list, dict)) else \
+        getattr(model.loss, "__name__", str(model.loss))
+    return json.dumps({"optimizer_config": optimizers.serialize(model.optimizer), "loss": loss,
+                       "metrics": model._compile_metrics})
+
+
 def save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None):
-    """HDF5: the architecture, the weights and the compile arguments."""
+    """HDF5 (a path ending in .h5, or save_format="h5"): the architecture, the weights and
+    the compile arguments; otherwise a SavedModel directory (see `export_saved_model`)."""
     if not is_h5(filepath, save_format):
-        raise NotImplementedError("Saving a whole Keras model needs the HDF5 format here "
-                                  "(a path ending in .h5); SavedModel export is not "
-                                  "available for Keras models yet.")
+        export_saved_model(model, filepath)
+        return
     with _h5py().File(filepath, "w") as f:
         f.attrs["model_config"] = to_json(model).encode()
         f.attrs["keras_version"], f.attrs["backend"] = b"2.2.4-tf", b"tensorflow"
-        if getattr(model, "optimizer", None) is not None and include_optimizer:
-            from tensorweave.keras import optimizers
-
-            loss = model.loss if isinstance(model.loss, (str, list, dict)) else \
-                getattr(model.loss, "__name__", str(model.loss))
-            f.attrs["training_config"] = json.dumps(
-                {"optimizer_config": optimizers.serialize(model.optimizer), "loss": loss,
-                 "metrics": model._compile_metrics}).encode()
+        training = training_config(model) if include_optimizer else None
+        if training is not None:
+            f.attrs["training_config"] = training.encode()
         _write_weights_group(f.create_group("model_weights"), model)
 
 
+KERAS_METADATA = "keras_model.json"   # in the SavedModel's assets.extra/
+
+
+def export_saved_model(model, saved_model_path, serving_only=False, **kwargs) -> None:
+    """A SavedModel of the model's inference graph (tag "serve", signature "serving_default":
+    the inputs and outputs by layer name, as TF 1.15's `tf.keras.experimental.
+    export_saved_model`), servable by `tensorweave serve` and TF Serving; with the Keras
+    config and weight names in `assets.extra/keras_model.json`, so `load_model` rebuilds it.
+    """
+    from tensorweave.saved_model import builder, signature_def_utils, tag_constants
+
+    outputs = getattr(model, "_eval_outputs", None) or model.outputs
+    signature = signature_def_utils.predict_signature_def(
+        inputs=dict(zip(model.input_names, model.inputs)),
+        outputs=dict(zip(model.output_names, outputs)))
+    build = builder.SavedModelBuilder(os.fspath(saved_model_path))
+    build.add_meta_graph_and_variables(K.get_session(), [tag_constants.SERVING],
+                                       signature_def_map={"serving_default": signature})
+    build.save()
+    extra = os.path.join(os.fspath(saved_model_path), "assets.extra")
+    os.makedirs(extra, exist_ok=True)
+    with open(os.path.join(extra, KERAS_METADATA), "w") as f:
+        json.dump({"model_config": json.loads(to_json(model)),
+                   "weights": [w.op.name for w in model.weights],
+                   "training_config": training_config(model)}, f)
+
+
 def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Keras's name
-    """A model saved by `save_model` (or Keras's HDF5), compiled again when it was."""
+    """A model saved by `save_model` (HDF5, Keras's too, or our SavedModel), compiled again
+    when it was.
+
+    Raises:
+      ValueError: a SavedModel without Keras's metadata (not written by `save_model`).
+    """
+    if os.path.isdir(os.fspath(filepath)):
+        return _load_saved_model(os.fspath(filepath), compile)
     with _h5py().File(filepath, "r") as f:
         config = f.attrs["model_config"]
         model = model_from_json(config.decode() if isinstance(config, bytes) else config)
         _read_weights_group(f["model_weights"], model, by_name=False)
         training = f.attrs.get("training_config")
     if compile and training is not None:
-        from tensorweave.keras import optimizers
-
-        training = json.loads(training.decode() if isinstance(training, bytes) else training)
-        model.compile(optimizer=optimizers.get(training["optimizer_config"]),
-                      loss=training["loss"], metrics=training.get("metrics"))
+        compile_from(model, json.loads(training.decode() if isinstance(training, bytes)
+                                        else training))
     return model
+
+
+def _load_saved_model(path: str, compile: bool):  # noqa: A002
+    from tensorweave.saved_model.loader import variables_path
+    from tensorweave.training.checkpoint_utils import load_checkpoint
+
+    meta_path = os.path.join(path, "assets.extra", KERAS_METADATA)
+    if not os.path.exists(meta_path):
+        raise ValueError(f"{path} is a SavedModel without Keras metadata ({meta_path}); load "
+                         "it with tf.saved_model.loader.load instead.")
+    with open(meta_path) as f:
+        meta = json.load(f)
+    model = model_from_config(meta["model_config"])
+    reader = load_checkpoint(variables_path(path))
+    K.batch_set_value([(w, reader.get_tensor(name))
+                       for w, name in zip(model.weights, meta["weights"])])
+    if compile and meta.get("training_config"):
+        compile_from(model, json.loads(meta["training_config"]))
+    return model
+
+
+def compile_from(model, training: dict, **kwargs) -> None:
+    """Compiles `model` with the arguments `training_config` recorded."""
+    from tensorweave.keras import optimizers
+
+    model.compile(optimizer=optimizers.get(training["optimizer_config"]),
+                  loss=training["loss"], metrics=training.get("metrics"), **kwargs)

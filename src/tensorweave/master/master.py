@@ -21,7 +21,7 @@ from tensorweave.master.execution_state import GraphExecutionState, Signature
 from tensorweave.master.options import BuildOptions, SessionOptions, run_timeout_s
 from tensorweave.master.worker_cache import LOCAL_STEP_IDS, LocalWorkerCache, WorkerCache
 from tensorweave.runtime.device import local_device_names
-from tensorweave.runtime.step import StepContext
+from tensorweave.runtime.step import Cancellation, StepContext
 from tensorweave.runtime.worker import LocalWorker, WorkerInterface
 
 REFRESH_DEADLINE_S = 10.0   # asking a restarted task for its incarnation, without a timeout
@@ -103,6 +103,7 @@ class _MasterSession:
     callables: dict[int, _Callable] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     pool: ThreadPoolExecutor | None = None
+    steps: Cancellation = field(default_factory=Cancellation)  # its steps: close cancels them
 
     def run_pool(self) -> ThreadPoolExecutor:
         if self.pool is None:
@@ -127,6 +128,7 @@ class LocalMaster(MasterInterface):
         self._sessions: dict[str, _MasterSession] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._abort = Cancellation()  # every step, when the server stops (abort_steps)
 
     # -- sessions ---------------------------------------------------------------------------
     def create_session(self, graph_def, config) -> str:
@@ -142,7 +144,8 @@ class LocalMaster(MasterInterface):
             LocalWorker(local_device_names(cpus=opts.cpus), opts.inter_op_threads))
         attrs = cache.devices(opts)
         devices = [d["name"] for d in attrs]
-        sess = _MasterSession(opts, cache, attrs, opts.build_options(devices), state)
+        sess = _MasterSession(opts, cache, attrs, opts.build_options(devices), state,
+                              steps=Cancellation(self._abort))
         with self._lock:
             handle = f"s{next(self._ids)}"
             self._sessions[handle] = sess
@@ -167,6 +170,9 @@ class LocalMaster(MasterInterface):
             sess = self._sessions.pop(handle, None)
         if sess is None:
             return
+        # NOTE: as TF's MasterSession::Close, steps in flight end now (CancelledError)
+        sess.steps.cancel(errors.CancelledError(
+            None, None, "Step was cancelled by an explicit call to `Session::Close()`."))
         if sess.pool is not None:
             sess.pool.shutdown(wait=False)
         if sess.cache is self._shared:
@@ -176,6 +182,11 @@ class LocalMaster(MasterInterface):
                 _deregister(c.partitions)
             return
         sess.cache.close()
+
+    def abort_steps(self, error: errors.OpError) -> None:
+        """Cancels every step in flight, and every later one, with `error` (a server that
+        stops)."""
+        self._abort.cancel(error)  # NOTE: every session's `steps` has it as parent
 
     def close(self) -> None:
         """Releases the master's own threads (a server's, when it stops)."""
@@ -225,12 +236,16 @@ class LocalMaster(MasterInterface):
                 None, None, f"Callable {callable_id} takes {len(c.feed_dtypes)} feed(s), "
                             f"got {len(feed_values)}")
         timeout = run_timeout_s(sess.options, options)
+        # NOTE: the step ends with CancelledError when its session closes, or when the
+        # transport says its client went away (options["cancellation"])
+        call = (options or {}).get("cancellation")
+        cancel = sess.steps if call is None else Cancellation(sess.steps, call)
         traced = options is not None and bool(options.get("trace") or
                                               options.get("partition_graphs"))
         if c.run_fast is not None and not traced:
-            ctx = StepContext(next(LOCAL_STEP_IDS), timeout_s=timeout)
+            ctx = StepContext(next(LOCAL_STEP_IDS), timeout_s=timeout, cancellation=cancel)
             return c.run_fast(feed_values, ctx), None
-        return _run_partitions(sess, c, feed_values, options or {}, timeout)
+        return _run_partitions(sess, c, feed_values, options or {}, timeout, cancel)
 
     def release_callable(self, handle, callable_id) -> None:
         sess = self._session(handle)
@@ -241,17 +256,20 @@ class LocalMaster(MasterInterface):
 
 
 # -- steps -----------------------------------------------------------------------------------
-def _run_partitions(sess: _MasterSession, c: _Callable, feed_values, options: dict, timeout):
+def _run_partitions(sess: _MasterSession, c: _Callable, feed_values, options: dict, timeout,
+                    cancel: Cancellation | None = None):
     """Runs every partition of one step concurrently, wherever each lives; returns
     (fetches, metadata). The first failure aborts the step on every task it touched; the
-    error raised is the root cause (not an abort it caused), naming its task."""
+    error raised is the root cause (not an abort it caused), naming its task. `cancel`
+    cancels this process's partitions (their failure then aborts the rest)."""
     cache = sess.cache
     tasks = c.remote_tasks
     if tasks:
         _refresh_stale(cache, c, timeout)
     step_id, rendezvous = cache.new_step(len(c.partitions))
     opts = {"trace": bool(options.get("trace"))}
-    ctxs = [StepContext(step_id, rendezvous, timeout) for _ in c.partitions]
+    ctxs = [StepContext(step_id, rendezvous, timeout, cancellation=cancel)
+            for _ in c.partitions]
     try:
         others = [sess.run_pool().submit(_run_one, cache, p, [], opts, ctx, tasks)
                   for p, ctx in zip(c.partitions[1:], ctxs[1:])]

@@ -5,7 +5,6 @@ package root imports `runtime.kernels.cpu` and `autodiff` (tensorweave/__init__.
 place registration by import happens).
 """
 
-from tensorweave.monitoring.summary import summary_ops  # noqa: F401
 from tensorweave.ops import (  # noqa: F401
     accumulator_ops,
     array_ops,
@@ -30,6 +29,7 @@ from tensorweave.ops import (  # noqa: F401
     joining_ops,
     linalg_ops,
     logging_ops,
+    lookup_ops,
     math_extra_ops,
     math_matmul_ops,
     math_ops,
@@ -56,7 +56,9 @@ from tensorweave.ops import (  # noqa: F401
     stack_ops,
     state_ops,
     stitch_ops,
+    string_hash_ops,
     string_ops,
+    summary_ops,
     tensor_array_ops,
     training_ops,
     variable_scope,

@@ -231,7 +231,7 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
 
     def take_indexed_slices_grad(self, num_required, name=None):
         """`take_grad` as an IndexedSlices."""
-        from tensorweave.framework.indexed_slices import IndexedSlices
+        from tensorweave.ops.indexed_slices import IndexedSlices
 
         indices, values, shape = self.take_grad(num_required, name=name)
         return IndexedSlices(indices=indices, values=values, dense_shape=shape)

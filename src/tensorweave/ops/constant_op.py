@@ -47,7 +47,10 @@ def to_numpy(value, dtype: dtypes.DType | None = None) -> np.ndarray:
             raise TypeError(f"Expected {dtype.name}, got complex value {value!r}.")
         return arr.astype(dtype.np_dtype, copy=False)
     if isinstance(value, np.ndarray):
-        return _string_array(value) if value.dtype.kind in "US" else value
+        # NOTE: an object array of str is text too (pandas columns are); TF stores bytes.
+        text = value.dtype.kind in "US" or (value.dtype == object and value.size > 0
+                                            and isinstance(value.flat[0], str))
+        return _string_array(value) if text else value
     if isinstance(value, np.generic):
         return np.asarray(value)
     arr = np.asarray(value)

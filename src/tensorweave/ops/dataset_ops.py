@@ -70,6 +70,17 @@ _ds("CSVDataset", ["filenames: string", "compression_type: string", "buffer_size
      "output_shapes: list(shape) >= 1"])
 
 
+_ds("GroupByWindowDataset", ["input_dataset: variant",
+                             "key_func_other_arguments: Tkey_func_other_arguments",
+                             "reduce_func_other_arguments: Treduce_func_other_arguments",
+                             "window_size_func_other_arguments: "
+                             "Twindow_size_func_other_arguments"],
+    ["key_func: func", "reduce_func: func", "window_size_func: func",
+     "Tkey_func_other_arguments: list(type) >= 0",
+     "Treduce_func_other_arguments: list(type) >= 0",
+     "Twindow_size_func_other_arguments: list(type) >= 0"] + _OUT)
+
+
 def _single_element_shape(ctx):
     return list(ctx.attr("output_shapes"))
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from tensorweave import dtypes
 from tensorweave.framework.scopes import name_scope
-from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.apply import apply_op
 from tensorweave.ops.op_scope import OpScope
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.shapes import TensorShape
 
 

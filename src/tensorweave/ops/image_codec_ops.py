@@ -1,5 +1,6 @@
 """Image codec ops (TF's core/ops/image_ops.cc): DecodeJpeg, DecodePng, DecodeGif, DecodeBmp,
-DecodeImage, EncodePng, EncodeJpeg, ExtractJpegShape, with TF's names, attrs and shapes.
+DecodeImage, EncodePng, EncodeJpeg, EncodeJpegVariableQuality, ExtractJpegShape, with TF's
+names, attrs and shapes.
 
 The kernels (runtime/kernels/cpu/image_codec.py) run on Pillow; none has a gradient.
 Python wrappers: ops/image_ops.py (`decode_image`, `decode_jpeg`, ...).
@@ -79,6 +80,8 @@ _register("EncodeJpeg", inputs=["image: uint8"], outputs=["contents: string"],
                  "chroma_downsampling: bool = true", "density_unit: {'in', 'cm'} = 'in'",
                  "x_density: int = 300", "y_density: int = 300",
                  "xmp_metadata: string = ''"], shape_fn=_encode_shape)
+_register("EncodeJpegVariableQuality", inputs=["images: uint8", "quality: int32"],
+          outputs=["contents: string"], shape_fn=_encode_shape)
 _register("ExtractJpegShape", inputs=["contents: string"], outputs=["image_shape: output_type"],
           attrs=["output_type: {int32, int64} = DT_INT32"], shape_fn=_jpeg_shape_shape)
 

@@ -104,13 +104,16 @@ def adjust_gamma(image, gamma=1, gain=1):
 
 def adjust_jpeg_quality(image, jpeg_quality, name=None):
     """The image after a JPEG encode/decode round trip at `jpeg_quality`."""
-    from tensorweave.ops.image_codec_ops import decode_jpeg, encode_jpeg
+    from tensorweave.ops.image_codec_ops import decode_jpeg
 
     with name_scope(name, "adjust_jpeg_quality", [image]) as scope:
         image = convert_to_tensor(image, name="image")
+        channels = image.shape.as_tuple()[-1] if image.shape.ndims else None
         orig = image.dtype.base_dtype
         as_uint8 = convert_image_dtype(image, dtypes.uint8, saturate=True)
-        round_trip = decode_jpeg(encode_jpeg(as_uint8, quality=jpeg_quality))
+        quality = convert_to_tensor(jpeg_quality, dtype=dtypes.int32, name="jpeg_quality")
+        encoded = apply_op("EncodeJpegVariableQuality", as_uint8, quality)
+        round_trip = decode_jpeg(encoded, channels=channels or 0)
         return convert_image_dtype(round_trip, orig, saturate=True, name=scope)
 
 

@@ -321,12 +321,23 @@ def resize_area(images, size, align_corners=False, name=None):
 
 def resize_image_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR,
                           align_corners=False):
-    """Resized keeping the aspect ratio, then zero-padded to the target size."""
+    """Resized by the ratio that fits it in the target (sizes floored), then zero-padded to
+    [target_height, target_width], offsets floor((target - resized) / 2) (TF1's version)."""
     with name_scope(None, "resize_image_with_pad", [image]):
         image = _image(image)
-        resized = resize_images(image, [target_height, target_width], method, align_corners,
-                                preserve_aspect_ratio=True)
-        return resize_image_with_crop_or_pad(resized, target_height, target_width)
+        batched, was_3d = _batched(image)
+        height, width = (math_ops.cast(d, dtypes.float32) for d in _hw(batched))
+        th, tw = np.float32(target_height), np.float32(target_width)
+        ratio = math_ops.maximum(width / tw, height / th)
+        new_h, new_w = height / ratio, width / ratio
+        size = math_ops.cast(math_ops.floor(joining_ops.stack([new_h, new_w])), dtypes.int32)
+        pad_h = math_ops.maximum(0, math_ops.cast(math_ops.floor((th - new_h) / 2),
+                                                  dtypes.int32))
+        pad_w = math_ops.maximum(0, math_ops.cast(math_ops.floor((tw - new_w) / 2),
+                                                  dtypes.int32))
+        resized = resize_images(batched, size, method, align_corners)
+        out = pad_to_bounding_box(resized, pad_h, pad_w, target_height, target_width)
+        return array_ops.squeeze(out, [0]) if was_3d else out
 
 
 def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear",

@@ -126,11 +126,11 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5,
 
 
 def draw_bounding_boxes(images, boxes, name=None, colors=None):
-    """Images with the outlines of normalized `boxes` drawn (DrawBoundingBoxes)."""
-    if colors is not None:
-        raise NotImplementedError("draw_bounding_boxes: custom colors (DrawBoundingBoxesV2) "
-                                  "are not supported")
-    return apply_op("DrawBoundingBoxes", images, boxes, name=name)
+    """Images with the outlines of normalized `boxes` drawn (DrawBoundingBoxes; with a
+    [num_colors, channels] `colors` table, DrawBoundingBoxesV2)."""
+    if colors is None:
+        return apply_op("DrawBoundingBoxes", images, boxes, name=name)
+    return apply_op("DrawBoundingBoxesV2", images, boxes, colors, name=name)
 
 
 def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=None,

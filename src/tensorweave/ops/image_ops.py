@@ -1,6 +1,6 @@
 """Image op registrations besides codecs and resizing (TF's core/ops/image_ops.cc and
 array_ops.cc): colour (AdjustContrastv2, AdjustSaturation, AdjustHue, RGBToHSV, HSVToRGB),
-boxes (NonMaxSuppression V1-V3, DrawBoundingBoxes, SampleDistortedBoundingBox V1/V2,
+boxes (NonMaxSuppression V1-V3, DrawBoundingBoxes V1/V2, SampleDistortedBoundingBox V1/V2,
 ExtractGlimpse) and ExtractImagePatches. Names, attrs and shape functions are TF's.
 
 Kernels: runtime/kernels/cpu/image_color.py and image_boxes.py; gradients:
@@ -84,7 +84,7 @@ def _patches_shape(ctx) -> TensorShape:
             raise ctx.fail(f"ExtractImagePatches requires the {name} attribute to contain 4 "
                            f"values with the first and last equal to 1, but got {list(v)}")
     depth = None if dims[3] is None else ks[1] * ks[2] * dims[3]
-    out = []
+    out: list[int | None] = []
     for axis in (1, 2):
         if dims[axis] is None:
             out.append(None)
@@ -127,6 +127,8 @@ _register("NonMaxSuppressionV3", inputs=["boxes: T", "scores: T", "max_output_si
           shape_fn=_nms_shape)
 _register("DrawBoundingBoxes", inputs=["images: T", "boxes: float"], outputs=["output: T"],
           attrs=["T: {float, half} = DT_FLOAT"], shape_fn=_draw_shape)
+_register("DrawBoundingBoxesV2", inputs=["images: T", "boxes: float", "colors: float"],
+          outputs=["output: T"], attrs=["T: {float, half} = DT_FLOAT"], shape_fn=_draw_shape)
 _BOX_ATTRS = ["T: {uint8, int8, int16, int32, int64}",
               "aspect_ratio_range: list(float) = [0.75, 1.33]",
               "area_range: list(float) = [0.05, 1]", "max_attempts: int = 100",

@@ -18,9 +18,9 @@ import sys
 
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.scopes import name_scope
-from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops.apply import apply_op
 from tensorweave.ops.registry import register_op
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.shapes import TensorShape
 
 register_op("StringFormat", inputs=["inputs: T"], outputs=["output: string"],

@@ -288,7 +288,7 @@ def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
     Raises:
       TypeError: an input is not a SparseTensor.
     """
-    from tensorweave.framework.sparse_tensor import SparseTensor
+    from tensorweave.ops.sparse_tensor import SparseTensor
 
     for what, sp in (("Hypothesis", hypothesis), ("Truth", truth)):
         if not isinstance(sp, SparseTensor):

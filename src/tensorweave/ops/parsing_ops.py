@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from tensorweave import dtypes
-from tensorweave.data.example import (
+from tensorweave.formats.example import (
     WIRE_DTYPES,
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -29,12 +29,12 @@ from tensorweave.data.example import (
 )
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.scopes import name_scope
-from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.apply import apply_op
 from tensorweave.ops.common_shapes import scalar, unchanged
 from tensorweave.ops.constant_op import constant
 from tensorweave.ops.registry import register_op
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.shapes import TensorShape, as_shape
 
 _PARSE_TYPES = ["sparse_types", "Tdense"]

@@ -1,6 +1,8 @@
 """Reader op registrations (TF1's `ReaderReadV2` family: names, inputs and attrs as TF).
 
-A reader op outputs a scalar `resource` holding the runtime reader (see
+A reader op outputs a scalar `resource` holding the runtime reader (TF1's LMDBReader, which
+has no V2, a `Ref(string)` read by the V1 `ReaderRead` family; `FakeQueue` hands those a
+resource queue, as TF does) (see
 `runtime/kernels/cpu/readers.py`); `ReaderReadV2` takes it and a queue of file names. All
 are stateful. The Python API (`tf.TFRecordReader` ...) is in `data/readers.py`.
 """
@@ -52,3 +54,20 @@ _register("ReaderNumRecordsProducedV2", inputs=["reader_handle: resource"],
 _register("ReaderNumWorkUnitsCompletedV2", inputs=["reader_handle: resource"],
           outputs=["units_completed: int64"], shape_fn=_scalar)
 _register("ReaderResetV2", inputs=["reader_handle: resource"])
+
+
+# -- TF1's Ref(string)-handle readers (LMDBReader has no V2) and their read ops -----------
+_register("LMDBReader", inputs=[], outputs=["reader_handle: Ref(string)"], attrs=_SHARED,
+          shape_fn=lambda ctx: [(2,)])
+_register("FakeQueue", inputs=["resource: resource"], outputs=["handle: Ref(string)"],
+          shape_fn=lambda ctx: [(2,)])
+_register("ReaderRead", inputs=["reader_handle: Ref(string)", "queue_handle: Ref(string)"],
+          outputs=["key: string", "value: string"], shape_fn=_scalars)
+_register("ReaderReadUpTo", inputs=["reader_handle: Ref(string)", "queue_handle: Ref(string)",
+                                    "num_records: int64"],
+          outputs=["keys: string", "values: string"], shape_fn=_vectors)
+_register("ReaderNumRecordsProduced", inputs=["reader_handle: Ref(string)"],
+          outputs=["records_produced: int64"], shape_fn=_scalar)
+_register("ReaderNumWorkUnitsCompleted", inputs=["reader_handle: Ref(string)"],
+          outputs=["units_completed: int64"], shape_fn=_scalar)
+_register("ReaderReset", inputs=["reader_handle: Ref(string)"])

@@ -13,10 +13,10 @@ Kernels: `runtime/kernels/cpu/sparse.py`; gradients: `autodiff/sparse_grad.py`.
 from __future__ import annotations
 
 from tensorweave import dtypes
-from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.apply import apply_op
 from tensorweave.ops.registry import register_op
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.shapes import TensorShape
 
 _IDX = "Tidx: {int32, int64} = DT_INT32"

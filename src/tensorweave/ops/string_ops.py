@@ -10,11 +10,11 @@ Strings are bytes; regular expressions are RE2's syntax as far as Python's `re` 
 from __future__ import annotations
 
 from tensorweave import dtypes
-from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.apply import apply_op
 from tensorweave.ops.common_shapes import unchanged
 from tensorweave.ops.registry import register_op
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.shapes import TensorShape, broadcast_shapes
 
 _UNIT = "unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'"

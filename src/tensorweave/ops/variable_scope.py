@@ -17,8 +17,11 @@ import threading
 
 from tensorweave import dtypes
 from tensorweave.framework.graph import GraphKeys, get_default_graph
+from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import init_ops
+from tensorweave.ops import partitioned_variables as pv
+from tensorweave.ops.partitioned_variables import PartitionedVariable
 from tensorweave.ops.variables import Variable
 from tensorweave.shapes import TensorShape
 
@@ -40,6 +43,7 @@ class _VariableStore:
 
     def __init__(self):
         self._vars: dict[str, Variable] = {}
+        self._partitioned_vars: dict[str, PartitionedVariable] = {}
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
@@ -48,7 +52,7 @@ class _VariableStore:
         """The variable `name`, created or reused per `reuse`; `custom_getter` may wrap it.
 
         Raises:
-          ValueError: see `_get_single_variable`; a partitioner (not supported).
+          ValueError: see `_get_single_variable` and `_get_partitioned_variable`.
         """
         if custom_getter is not None and not callable(custom_getter):
             raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
@@ -71,8 +75,12 @@ class _VariableStore:
                      use_resource=None, constraint=None, **_unused):
         is_scalar = isinstance(shape, (list, tuple)) and not shape
         if partitioner is not None and not is_scalar:
-            raise NotImplementedError("Partitioned variables (get_variable with a "
-                                      "partitioner) are not supported yet")
+            if not callable(partitioner):
+                raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+            return self._get_partitioned_variable(
+                name, partitioner, shape, dtype, initializer, regularizer, reuse,
+                True if trainable is None else trainable, collections, caching_device,
+                validate_shape, constraint)
         if f"{name}/part_0" in self._vars:
             raise ValueError(f"No partitioner was provided, but a partitioned version of the "
                              f"variable was found: {name}/part_0. Perhaps a variable of the "
@@ -81,6 +89,84 @@ class _VariableStore:
             name, shape, dtype, initializer, regularizer, reuse,
             True if trainable is None else trainable, collections, caching_device,
             validate_shape, constraint)
+
+    def _get_partitioned_variable(self, name, partitioner, shape, dtype, initializer,
+                                  regularizer, reuse, trainable, collections, caching_device,
+                                  validate_shape, constraint) -> PartitionedVariable:
+        """The PartitionedVariable `name` (parts `name/part_i`), created or reused.
+
+        Raises:
+          ValueError: an unknown shape; invalid partitions; an unpartitioned variable of that
+            name; reuse disagreeing with existence; a shape or partitioning that differs.
+        """
+        dtype = dtypes.as_dtype(dtype)
+        name = name[:-1] if name.endswith("/") else name  # get_variable("") in a scope
+        from_value = initializer is not None and not callable(initializer)
+        if from_value and shape is None:
+            initializer = convert_to_tensor(
+                initializer, dtype=None if isinstance(initializer, Tensor) else dtype)
+            shape, dtype = initializer.shape, initializer.dtype.base_dtype
+        shape = TensorShape(shape)
+        if not shape.is_fully_defined():
+            raise ValueError(f"Shape of a new partitioned variable ({name}) must be fully "
+                             f"defined, but instead was {shape}.")
+        if name in self._vars:
+            raise ValueError(f"A partitioner was provided, but an unpartitioned version of "
+                             f"the variable was found: {name}. Perhaps a variable of the same "
+                             "name was already created without partitioning?")
+        partitions = list(partitioner(shape=shape, dtype=dtype))
+        axis = pv.check_partitions(name, shape, partitions)
+        if name in self._partitioned_vars:
+            return self._existing_partitioned(name, shape, dtype, partitions, reuse)
+        if reuse is True:
+            raise ValueError(f"PartitionedVariable {name} does not exist, or was not created "
+                             "with tf.get_variable(). Did you mean to set reuse=None in "
+                             "VarScope?")
+        parts = []
+        for i, (offset, part_shape) in enumerate(
+                pv.iter_slices(shape.as_list(), partitions[axis], axis)):
+            part = self._new_part(f"{name}/part_{i}", shape, offset, part_shape, dtype,
+                                  initializer, from_value, regularizer, trainable,
+                                  collections, caching_device, validate_shape, constraint)
+            part._set_save_slice_info(pv.SaveSliceInfo(name, shape.as_list(), offset,
+                                                       part_shape))
+            parts.append(part)
+        result = pv.PartitionedVariable(name, shape, dtype, parts, partitions)
+        self._partitioned_vars[name] = result
+        return result
+
+    def _new_part(self, part_name, full_shape, offset, part_shape, dtype, initializer,
+                  from_value, regularizer, trainable, collections, caching_device,
+                  validate_shape, constraint) -> Variable:
+        graph = get_default_graph()
+        with graph.name_scope(f"{part_name}/PartitionedInitializer/"):
+            if from_value:
+                init, init_shape = pv.slice_initial_value(initializer, offset, part_shape), None
+            else:
+                init = initializer or _default_initializer(part_name, dtype)
+                init, init_shape = _with_partition_info(
+                    init, pv.PartitionInfo(full_shape.as_list(), offset)), part_shape
+        with graph.name_scope(None):
+            return self._get_single_variable(
+                part_name, init_shape, dtype, init, regularizer, False, trainable,
+                collections, caching_device, validate_shape, constraint)
+
+    def _existing_partitioned(self, name, shape, dtype, partitions, reuse):
+        var = self._partitioned_vars[name]
+        if reuse is False:
+            raise ValueError(f"Partitioned variable with name {name} already exists. Did you "
+                             "mean to set reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+        if not shape.is_compatible_with(var.get_shape()):
+            raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                             f"shape {shape} and found shape {var.get_shape()}.")
+        if not dtype.is_compatible_with(var.dtype):
+            raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                             f"dtype {dtype.name} and found dtype {var.dtype.name}.")
+        if partitions != var._get_partitions():
+            raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                             f"partitions {partitions} and found partitions "
+                             f"{var._get_partitions()}.")
+        return var
 
     def _get_single_variable(self, name, shape, dtype, initializer, regularizer, reuse,
                              trainable, collections, caching_device, validate_shape,
@@ -147,6 +233,16 @@ def _default_initializer(name, dtype: dtypes.DType):
     if dtype.is_integer or dtype.is_bool or dtype == dtypes.string:
         return init_ops.zeros_initializer()
     raise ValueError(f"An initializer for variable {name} of {dtype.base_dtype} is required")
+
+
+def _with_partition_info(initializer, info):
+    """`initializer` called with `partition_info=info` (the part's place in the variable)."""
+    if inspect.isclass(initializer):
+        initializer = initializer()
+
+    def init(shape, dtype=None, partition_info=None):
+        return initializer(shape, dtype=dtype, partition_info=info)
+    return init
 
 
 def _init_value(initializer, from_value: bool, shape: TensorShape, dtype):
@@ -326,8 +422,14 @@ def _get_default_variable_store() -> _VariableStore:
 
 
 def stored_variables() -> dict[str, Variable]:
-    """The variables `get_variable` created in the default graph, by full name."""
+    """The variables `get_variable` created in the default graph, by full name (the parts
+    of a partitioned variable as `name/part_i`)."""
     return dict(_get_default_variable_store()._vars)
+
+
+def stored_partitioned_variables() -> dict[str, PartitionedVariable]:
+    """The partitioned variables `get_variable` created in the default graph, by name."""
+    return dict(_get_default_variable_store()._partitioned_vars)
 
 
 def get_variable_scope() -> VariableScope:

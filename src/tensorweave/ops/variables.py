@@ -26,6 +26,7 @@ from tensorweave.framework.tensor_conversion import (
 )
 from tensorweave.ops import state_ops
 from tensorweave.ops.array_ops import identity
+from tensorweave.ops.partitioned_variables import SaveSliceInfo as _SaveSliceInfo
 from tensorweave.ops.registry import op_traits
 from tensorweave.shapes import TensorShape
 
@@ -44,6 +45,7 @@ class Variable:
     """
 
     __array_priority__ = 100
+    SaveSliceInfo = _SaveSliceInfo  # where a part sits in its partitioned variable
 
     def __init__(self, initial_value=None, trainable=None, collections=None,
                  validate_shape=True, caching_device=None, name=None, variable_def=None,
@@ -111,7 +113,10 @@ class Variable:
         self._trainable = bool(getattr(variable_def, "trainable", True))
         self._caching_device = None
         self._constraint = None
-        self._save_slice_info = None
+        info = getattr(variable_def, "save_slice_info_def", None)
+        self._save_slice_info = _SaveSliceInfo(save_slice_info_def=info,
+                                               import_scope=import_scope) \
+            if info is not None and info.full_name else None
 
     # -- identity ---------------------------------------------------------------------------
     @property

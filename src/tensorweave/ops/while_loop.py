@@ -375,8 +375,8 @@ class WhileContext(ControlFlowContext):
         """As `add_backprop_accumulator` for an IndexedSlices gradient: the iterations'
         indices and values are concatenated (after a zero row at index 0), the dense shape is
         the largest seen (TF's AddBackpropIndexedSlicesAccumulator)."""
-        from tensorweave.framework.indexed_slices import IndexedSlices
         from tensorweave.ops import math_ops
+        from tensorweave.ops.indexed_slices import IndexedSlices
         from tensorweave.ops.joining_ops import concat
 
         self.exit()

@@ -142,6 +142,38 @@ class RegressionResponse(_message.Message):
     result: RegressionResult
     def __init__(self, model_spec: _Optional[_Union[ModelSpec, _Mapping]] = ..., result: _Optional[_Union[RegressionResult, _Mapping]] = ...) -> None: ...
 
+class InferenceTask(_message.Message):
+    __slots__ = ("model_spec", "method_name")
+    MODEL_SPEC_FIELD_NUMBER: _ClassVar[int]
+    METHOD_NAME_FIELD_NUMBER: _ClassVar[int]
+    model_spec: ModelSpec
+    method_name: str
+    def __init__(self, model_spec: _Optional[_Union[ModelSpec, _Mapping]] = ..., method_name: _Optional[str] = ...) -> None: ...
+
+class InferenceResult(_message.Message):
+    __slots__ = ("model_spec", "classification_result", "regression_result")
+    MODEL_SPEC_FIELD_NUMBER: _ClassVar[int]
+    CLASSIFICATION_RESULT_FIELD_NUMBER: _ClassVar[int]
+    REGRESSION_RESULT_FIELD_NUMBER: _ClassVar[int]
+    model_spec: ModelSpec
+    classification_result: ClassificationResult
+    regression_result: RegressionResult
+    def __init__(self, model_spec: _Optional[_Union[ModelSpec, _Mapping]] = ..., classification_result: _Optional[_Union[ClassificationResult, _Mapping]] = ..., regression_result: _Optional[_Union[RegressionResult, _Mapping]] = ...) -> None: ...
+
+class MultiInferenceRequest(_message.Message):
+    __slots__ = ("tasks", "input")
+    TASKS_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    tasks: _containers.RepeatedCompositeFieldContainer[InferenceTask]
+    input: Input
+    def __init__(self, tasks: _Optional[_Iterable[_Union[InferenceTask, _Mapping]]] = ..., input: _Optional[_Union[Input, _Mapping]] = ...) -> None: ...
+
+class MultiInferenceResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[InferenceResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[InferenceResult, _Mapping]]] = ...) -> None: ...
+
 class SignatureDefMap(_message.Message):
     __slots__ = ("signature_def",)
     class SignatureDefEntry(_message.Message):

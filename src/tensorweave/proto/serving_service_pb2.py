@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from tensorweave.proto import serving_apis_pb2 as tensorweave_dot_proto_dot_serving__apis__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'tensorweave/proto/serving_service.proto\x12\x13tensorweave.serving\x1a$tensorweave/proto/serving_apis.proto2\x9b\x03\n\x11PredictionService\x12\x63\n\x08\x43lassify\x12*.tensorweave.serving.ClassificationRequest\x1a+.tensorweave.serving.ClassificationResponse\x12Z\n\x07Regress\x12&.tensorweave.serving.RegressionRequest\x1a\'.tensorweave.serving.RegressionResponse\x12T\n\x07Predict\x12#.tensorweave.serving.PredictRequest\x1a$.tensorweave.serving.PredictResponse\x12o\n\x10GetModelMetadata\x12,.tensorweave.serving.GetModelMetadataRequest\x1a-.tensorweave.serving.GetModelMetadataResponse2y\n\x0cModelService\x12i\n\x0eGetModelStatus\x12*.tensorweave.serving.GetModelStatusRequest\x1a+.tensorweave.serving.GetModelStatusResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'tensorweave/proto/serving_service.proto\x12\x13tensorweave.serving\x1a$tensorweave/proto/serving_apis.proto2\x86\x04\n\x11PredictionService\x12\x63\n\x08\x43lassify\x12*.tensorweave.serving.ClassificationRequest\x1a+.tensorweave.serving.ClassificationResponse\x12Z\n\x07Regress\x12&.tensorweave.serving.RegressionRequest\x1a\'.tensorweave.serving.RegressionResponse\x12T\n\x07Predict\x12#.tensorweave.serving.PredictRequest\x1a$.tensorweave.serving.PredictResponse\x12i\n\x0eMultiInference\x12*.tensorweave.serving.MultiInferenceRequest\x1a+.tensorweave.serving.MultiInferenceResponse\x12o\n\x10GetModelMetadata\x12,.tensorweave.serving.GetModelMetadataRequest\x1a-.tensorweave.serving.GetModelMetadataResponse2y\n\x0cModelService\x12i\n\x0eGetModelStatus\x12*.tensorweave.serving.GetModelStatusRequest\x1a+.tensorweave.serving.GetModelStatusResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,7 +33,7 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tensorweave.proto.serving_s
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_PREDICTIONSERVICE']._serialized_start=103
-  _globals['_PREDICTIONSERVICE']._serialized_end=514
-  _globals['_MODELSERVICE']._serialized_start=516
-  _globals['_MODELSERVICE']._serialized_end=637
+  _globals['_PREDICTIONSERVICE']._serialized_end=621
+  _globals['_MODELSERVICE']._serialized_start=623
+  _globals['_MODELSERVICE']._serialized_end=744
 # @@protoc_insertion_point(module_scope)

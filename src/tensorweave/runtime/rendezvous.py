@@ -153,6 +153,13 @@ class StepTable:
         if r is not None:
             r.abort(_cleaned_error(step_id))
 
+    def abort_all(self, error: errors.OpError) -> None:
+        """Aborts every step's rendezvous with `error` (waiting receivers wake with it)."""
+        with self._lock:
+            steps = list(self._steps.values())
+        for r in steps:
+            r.abort(error)
+
     def __len__(self) -> int:
         return len(self._steps)
 

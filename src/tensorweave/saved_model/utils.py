@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tensorweave.framework.graph import get_default_graph
-from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops.sparse_tensor import SparseTensor
 from tensorweave.proto import convert, meta_graph_pb2
 from tensorweave.training.meta_graph import prepend_name_scope
 

@@ -84,6 +84,7 @@ class Batcher:
                                                f"{timeout:.0f} s")
         if task.error is not None:
             raise task.error
+        assert task.result is not None   # NOTE: a finished task has an error or a result
         return task.result
 
     def _enqueue(self, key, servable, task: _Task) -> None:

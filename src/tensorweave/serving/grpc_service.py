@@ -12,6 +12,10 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.proto import convert
 from tensorweave.proto import serving_apis_pb2 as apis
+from tensorweave.saved_model.signature_constants import (
+    CLASSIFY_METHOD_NAME,
+    REGRESS_METHOD_NAME,
+)
 from tensorweave.serving.api import SIGNATURE_DEF_MAP_URL, Models, Spec, serialized_examples
 from tensorweave.serving.servable import invalid
 
@@ -45,7 +49,8 @@ def _arrays(protos) -> dict[str, np.ndarray]:
 
 
 class ServingServicer:
-    """Predict, Classify, Regress, GetModelMetadata, GetModelStatus (see serving/wire.py)."""
+    """Predict, Classify, Regress, MultiInference, GetModelMetadata, GetModelStatus (see
+    serving/wire.py)."""
 
     def __init__(self, models: Models):
         self.models = models
@@ -79,6 +84,42 @@ class ServingServicer:
         for v in values:
             response.result.regressions.add(value=v)
         return response
+
+    @_rpc
+    def MultiInference(self, request):  # noqa: N802
+        """Each task (classify or regress, one model, distinct signatures) over one input."""
+        examples = serialized_examples(request.input)
+        specs = [Spec.from_proto(t.model_spec) for t in request.tasks]
+        if not specs:
+            raise invalid("MultiInferenceRequest has no tasks")
+        if len({s.name for s in specs}) != 1:
+            raise invalid("All ModelSpecs in a MultiInferenceRequest must access the same "
+                          "model name.")
+        signatures = [s.signature_name or "serving_default" for s in specs]
+        for name in signatures:
+            if signatures.count(name) > 1:
+                raise invalid(f"Duplicate evaluation of signature: {name}")
+        response = apis.MultiInferenceResponse()
+        for task, spec in zip(request.tasks, specs):
+            response.results.append(self._inference(task.method_name, spec, examples))
+        return response
+
+    def _inference(self, method: str, spec: Spec, examples) -> apis.InferenceResult:
+        if method == CLASSIFY_METHOD_NAME:
+            version, sig, rows = self.models.classify(spec, examples)
+            out = apis.InferenceResult(model_spec=spec.to_proto(version, sig))
+            for row in rows:
+                item = out.classification_result.classifications.add()
+                for label, score in row:
+                    item.classes.add(label=label, score=score)
+            return out
+        if method == REGRESS_METHOD_NAME:
+            version, sig, values = self.models.regress(spec, examples)
+            out = apis.InferenceResult(model_spec=spec.to_proto(version, sig))
+            for v in values:
+                out.regression_result.regressions.add(value=v)
+            return out
+        raise invalid(f"Unsupported signature method_name: {method}")
 
     @_rpc
     def GetModelMetadata(self, request):  # noqa: N802

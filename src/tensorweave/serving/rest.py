@@ -153,6 +153,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._respond(lambda: self.api.post(self.path.split("?")[0], self._body()))
 
     def _body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self._chunked_body()
         try:
             length = int(self.headers.get("Content-Length", "0"))
         except ValueError:
@@ -163,6 +165,26 @@ class _Handler(BaseHTTPRequestHandler):
             raise _HttpError(413, f"Request body is {length} bytes; the limit is "
                                   f"{self.max_body_bytes} (--max_request_bytes)")
         return self.rfile.read(length)
+
+    def _chunked_body(self) -> bytes:
+        """A `Transfer-Encoding: chunked` body, refused (413) once past the limit."""
+        parts, total = [], 0
+        while True:
+            line = self.rfile.readline(1024).split(b";")[0].strip()
+            try:
+                size = int(line, 16)
+            except ValueError:
+                raise _HttpError(400, "malformed chunked body") from None
+            if size == 0:
+                self.rfile.readline(1024)   # the blank line after the last chunk
+                return b"".join(parts)
+            total += size
+            if total > self.max_body_bytes:
+                self.close_connection = True
+                raise _HttpError(413, f"Request body is over the limit of "
+                                      f"{self.max_body_bytes} bytes (--max_request_bytes)")
+            parts.append(self.rfile.read(size))
+            self.rfile.readline(1024)       # the CRLF after each chunk
 
     def _discard(self, length: int) -> None:
         """Reads (and drops) a refused body of up to 64 MiB, so the client sees the answer

@@ -28,7 +28,7 @@ from tensorweave.serving.rest import RestApi, RestServer
 from tensorweave.serving.versions import ModelVersions
 
 
-class _Bounded:
+class BoundedRunner:
     """A runner that lets at most `limit` signature runs wait or run at once."""
 
     def __init__(self, runner, limit: int):
@@ -70,7 +70,7 @@ class ModelServer:
         self.versions = ModelVersions(name, base_path, poll_seconds)
         self.batcher = Batcher(batching) if batching is not None else None
         runner = self.batcher.run if self.batcher is not None else _direct
-        self.models = Models({name: self.versions}, _Bounded(runner, max_inflight))
+        self.models = Models({name: self.versions}, BoundedRunner(runner, max_inflight))
         self._grpc = self._grpc_server(host, port, max_request_bytes) if port is not None \
             else None
         self._rest = RestServer(RestApi(self.models), host, rest_api_port, self.security,

@@ -20,6 +20,7 @@ METHODS: dict[str, dict[str, tuple]] = {
         "Classify": (apis.ClassificationRequest, apis.ClassificationResponse),
         "Regress": (apis.RegressionRequest, apis.RegressionResponse),
         "Predict": (apis.PredictRequest, apis.PredictResponse),
+        "MultiInference": (apis.MultiInferenceRequest, apis.MultiInferenceResponse),
         "GetModelMetadata": (apis.GetModelMetadataRequest, apis.GetModelMetadataResponse),
     },
     MODEL_SERVICE: {
@@ -51,7 +52,7 @@ class _Stub:
 
 
 class PredictionStub(_Stub):
-    """`Predict`, `Classify`, `Regress`, `GetModelMetadata` callables on a channel."""
+    """`Predict`, `Classify`, `Regress`, `MultiInference`, `GetModelMetadata` on a channel."""
 
     SERVICE = PREDICTION_SERVICE
 

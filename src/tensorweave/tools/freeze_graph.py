@@ -196,7 +196,7 @@ def freeze_graph(output_node_names, input_graph=None, input_checkpoint=None,
     """
     from tensorweave.client.session import Session
     from tensorweave.framework.graph import Graph
-    from tensorweave.framework.importer import import_graph_def
+    from tensorweave.ops.importer import import_graph_def
     from tensorweave.saved_model import loader
     from tensorweave.training.graph_io import read_graph_def
     from tensorweave.training.meta_graph import import_meta_graph

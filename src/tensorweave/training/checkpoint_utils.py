@@ -23,12 +23,8 @@ import os
 from collections.abc import Mapping
 
 from tensorweave import dtypes
-from tensorweave.framework.graph import GraphKeys, get_collection, get_default_graph
-from tensorweave.ops import io_ops
-from tensorweave.runtime.kernels.cpu import io as _io_kernels  # noqa: F401  (RestoreV2 kernel)
-from tensorweave.shapes import TensorShape
-from tensorweave.training.checkpoint.bundle import BundleReader
-from tensorweave.training.checkpoint.state import (  # noqa: F401  (re-exported)
+from tensorweave.formats.checkpoint.bundle import BundleReader
+from tensorweave.formats.checkpoint.state import (  # noqa: F401  (re-exported)
     CheckpointState,
     checkpoint_exists,
     generate_checkpoint_state_proto,
@@ -39,6 +35,10 @@ from tensorweave.training.checkpoint.state import (  # noqa: F401  (re-exported)
     remove_checkpoint,
     update_checkpoint_state,
 )
+from tensorweave.framework.graph import GraphKeys, get_collection, get_default_graph
+from tensorweave.ops import io_ops
+from tensorweave.runtime.kernels.cpu import io as _io_kernels  # noqa: F401  (RestoreV2 kernel)
+from tensorweave.shapes import TensorShape
 
 _TF_TYPE_NAMES = {"float32": "FLOAT", "float64": "DOUBLE", "float16": "HALF"}
 
@@ -146,15 +146,28 @@ def list_variables(ckpt_dir_or_file) -> list[tuple[str, list[int]]]:
 
 # -- init_from_checkpoint --------------------------------------------------------------------
 def _is_variable(x) -> bool:
-    return hasattr(x, "_ref") and hasattr(x, "initializer")
+    return (hasattr(x, "_ref") and hasattr(x, "initializer")) or _is_partitioned(x)
+
+
+def _is_partitioned(x) -> bool:
+    return hasattr(x, "_get_variable_list")
+
+
+def _var_name(v) -> str:
+    return v.name if _is_partitioned(v) else v.op.name
 
 
 def _known_variables() -> dict:
-    """Variables by name: those of `get_variable`'s store, then every global variable."""
-    from tensorweave.ops.variable_scope import stored_variables
+    """Variables by name: those of `get_variable`'s store, then every global variable; a
+    partitioned variable by its name instead of its parts'."""
+    from tensorweave.ops.variable_scope import stored_partitioned_variables, stored_variables
 
     found = {v.op.name: v for v in get_collection(GraphKeys.GLOBAL_VARIABLES)}
     found.update(stored_variables())
+    for name, pv in stored_partitioned_variables().items():
+        for part in pv:
+            found.pop(part.op.name, None)
+        found[name] = pv
     return found
 
 
@@ -182,7 +195,7 @@ def _resolve(assignment_map, known: dict) -> list[tuple[str, object]]:
     pairs = []
     for tensor_name, current in sorted(items, key=lambda p: p[0]):
         if isinstance(current, (list, tuple)):
-            raise ValueError(f"Partitioned variables are not supported (entry {tensor_name!r})")
+            current = _parts_as_partitioned(current, tensor_name)
         if _is_variable(current):
             pairs.append((tensor_name, current))
         elif current in known:
@@ -192,22 +205,37 @@ def _resolve(assignment_map, known: dict) -> list[tuple[str, object]]:
     return pairs
 
 
+def _parts_as_partitioned(parts, tensor_name):
+    """A list of the parts of one partitioned variable, as a PartitionedVariable.
+
+    Raises: ValueError when they are not all parts of the same variable."""
+    from tensorweave.ops.partitioned_variables import PartitionedVariable
+
+    infos = [p._get_save_slice_info() if hasattr(p, "_get_save_slice_info") else None
+             for p in parts]
+    if not parts or None in infos or len({i.full_name for i in infos}) != 1:
+        raise ValueError(f"Slices must all be from the same tensor: entry {tensor_name!r} "
+                         "lists variables that are not the parts of one partitioned variable")
+    return PartitionedVariable(infos[0].full_name, infos[0].full_shape,
+                               parts[0].dtype.base_dtype, list(parts), [])
+
+
 def check_pairs(pairs, shapes: dict, dts: dict, where: str) -> None:
     """Raises ValueError listing every missing tensor (with close names) or every shape and
     dtype mismatch between a variable and its tensor."""
     missing = [(t, v) for t, v in pairs if t not in shapes]
     if missing:
-        lines = [f"  {t} (for variable {v.op.name}){_closest(t, list(shapes))}"
+        lines = [f"  {t} (for variable {_var_name(v)}){_closest(t, list(shapes))}"
                  for t, v in missing]
         raise ValueError(f"{len(missing)} tensor(s) not found in checkpoint {where}:\n" +
                          "\n".join(lines))
     problems = []
     for t, v in pairs:
         if not v.get_shape().is_compatible_with(TensorShape(shapes[t])):
-            problems.append(f"  variable {v.op.name}: shape {v.get_shape().as_list()}; tensor "
+            problems.append(f"  variable {_var_name(v)}: shape {v.get_shape().as_list()}; tensor "
                             f"{t} in {where}: shape {list(shapes[t])}")
         if v.dtype.base_dtype != dts[t]:
-            problems.append(f"  variable {v.op.name}: dtype {v.dtype.base_dtype.name}; tensor "
+            problems.append(f"  variable {_var_name(v)}: dtype {v.dtype.base_dtype.name}; tensor "
                             f"{t} in {where}: dtype {dts[t].name}")
     if problems:
         raise ValueError("Variables do not match the checkpoint:\n" + "\n".join(problems))
@@ -218,14 +246,25 @@ def _closest(name: str, available: list[str]) -> str:
     return f" (closest: {', '.join(near)})" if near else ""
 
 
+def _set_variable_or_parts_initializer(variable, ckpt_file: str, tensor_name: str) -> None:
+    """As `_set_checkpoint_initializer`; each part of a partitioned variable reads its slice."""
+    if not _is_partitioned(variable):
+        _set_checkpoint_initializer(variable, ckpt_file, tensor_name)
+        return
+    for part in variable:
+        _set_checkpoint_initializer(part, ckpt_file, tensor_name,
+                                    spec=part._get_save_slice_info().spec)
+
+
 def _set_checkpoint_initializer(variable, ckpt_file: str, tensor_name: str,
-                                name: str = "checkpoint_initializer") -> None:
-    """Makes the variable's initializer assign `tensor_name` read from `ckpt_file`."""
+                                name: str = "checkpoint_initializer", spec: str = "") -> None:
+    """Makes the variable's initializer assign `tensor_name` (its slice `spec` when given)
+    read from `ckpt_file`."""
     from tensorweave.ops import state_ops
 
     g = get_default_graph()
     with g.device(variable.device), g.device("/cpu:0"):
-        restored = io_ops.restore_v2(ckpt_file, [tensor_name], [""],
+        restored = io_ops.restore_v2(ckpt_file, [tensor_name], [spec],
                                      [variable.dtype.base_dtype], name=name)[0]
     init = state_ops.assign(variable._ref(), restored,
                             validate_shape=variable.get_shape().is_fully_defined())
@@ -253,7 +292,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
                 where)
     reader.close()
     for tensor_name, var in pairs:
-        _set_checkpoint_initializer(var, ckpt_file, tensor_name)
+        _set_variable_or_parts_initializer(var, ckpt_file, tensor_name)
 
 
 def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None,

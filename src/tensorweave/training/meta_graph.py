@@ -23,12 +23,12 @@ import re
 
 from google.protobuf import message, text_format
 
+from tensorweave.formats.checkpoint.state import atomic_write_string_to_file
 from tensorweave.framework.graph import GraphKeys, get_default_graph
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.ops import io_ops  # noqa: F401  (a Saver's graph holds SaveV2, RestoreV2)
 from tensorweave.proto import convert, meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
 from tensorweave.runtime.kernels.cpu import io as _io_kernels  # noqa: F401
-from tensorweave.training.checkpoint.state import atomic_write_string_to_file
 
 _LOG = logging.getLogger("tensorweave")
 _UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
@@ -410,7 +410,7 @@ def import_scoped_meta_graph_with_return_elements(
     Raises:
       OSError, ValueError: see `read_meta_graph_file` and `import_graph_def`.
     """
-    from tensorweave.framework.importer import import_graph_def
+    from tensorweave.ops.importer import import_graph_def
 
     meta = _as_meta_graph_def(meta_graph_or_file)
     graph = graph or get_default_graph()

@@ -264,7 +264,21 @@ precision.__doc__ = "tp / (tp + fp) over all updates (0 when nothing was predict
 recall = _ratio_metric("recall", false_negatives)
 recall.__doc__ = "tp / (tp + fn) over all updates (0 when no label was true)."
 
+# NOTE: last, as the threshold metrics build on this module's helpers.
+from tensorweave.training.metrics_curves import (  # noqa: E402
+    auc,
+    false_negatives_at_thresholds,
+    false_positives_at_thresholds,
+    precision_at_thresholds,
+    recall_at_thresholds,
+    true_negatives_at_thresholds,
+    true_positives_at_thresholds,
+)
+
 __all__ = [
+    "auc", "false_negatives_at_thresholds", "false_positives_at_thresholds",
+    "precision_at_thresholds", "recall_at_thresholds", "true_negatives_at_thresholds",
+    "true_positives_at_thresholds",
     "accuracy", "false_negatives", "false_positives", "mean", "mean_absolute_error",
     "mean_squared_error", "mean_tensor", "precision", "recall",
     "root_mean_squared_error", "true_negatives", "true_positives",

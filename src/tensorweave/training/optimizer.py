@@ -20,10 +20,10 @@ from __future__ import annotations
 from tensorweave import dtypes
 from tensorweave.autodiff.gradients import gradients
 from tensorweave.framework.graph import GraphKeys, get_collection, get_default_graph
-from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import control_flow_ops, control_flow_util, state_ops, variable_scope
+from tensorweave.ops.indexed_slices import IndexedSlices
 from tensorweave.ops.variables import Variable, trainable_variables
 
 _STREAMING_MODEL_PORTS = "streaming_model_ports"
@@ -74,11 +74,30 @@ def _create_slot_var(primary, val, validate_shape: bool, shape, dtype):
     partitioner = scope.partitioner
     scope.set_partitioner(None)
     try:
-        return variable_scope.get_variable(
+        slot = variable_scope.get_variable(
             "", initializer=val, trainable=False, shape=shape if callable(val) else None,
             dtype=dtype, validate_shape=validate_shape)
     finally:
         scope.set_partitioner(partitioner)
+    _slice_like_primary(primary, slot)
+    return slot
+
+
+def _slice_like_primary(primary, slot) -> None:
+    """A slot of a part of a partitioned variable is the same part of a partitioned slot
+    (`emb/part_1/Adam` saves as a slice of `emb/Adam`), over the slot's leading dimensions;
+    a scalar slot stays whole (TF's slot_creator)."""
+    info = primary._get_save_slice_info() if isinstance(primary, Variable) else None
+    n = slot.shape.ndims
+    if info is None or n == 0:
+        slot_name = None
+    else:
+        slot_name = slot.op.name[len(primary.op.name) + 1:]
+    if slot_name:
+        n = len(info.full_shape) if n is None else n
+        slot._set_save_slice_info(type(info)(f"{info.full_name}/{slot_name}",
+                                             info.full_shape[:n], info.var_offset[:n],
+                                             info.var_shape[:n]))
 
 
 def _in_slot_scope(primary, name: str, colocate: bool, make):

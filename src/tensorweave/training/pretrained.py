@@ -92,7 +92,7 @@ def _st_dtype(path: str, name: str, code) -> dtypes.DType:
 
 
 def _storage(dtype: dtypes.DType) -> np.dtype:
-    from tensorweave.training.checkpoint.bundle import storage_dtype
+    from tensorweave.formats.checkpoint.bundle import storage_dtype
 
     return storage_dtype(dtype)
 
@@ -216,7 +216,7 @@ class _CheckpointSource(_Source):
 
 
 def _checkpoint_source(path: str) -> _Source:
-    from tensorweave.training.checkpoint.bundle import BundleReader
+    from tensorweave.formats.checkpoint.bundle import BundleReader
     from tensorweave.training.checkpoint_utils import _get_checkpoint_filename
 
     return _CheckpointSource(BundleReader(_get_checkpoint_filename(path)))

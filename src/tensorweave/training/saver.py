@@ -30,6 +30,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tensorweave import dtypes, errors
+from tensorweave.formats.checkpoint import state as ckpt_state
+from tensorweave.formats.checkpoint.bundle import BundleReader, normalize_prefix
+from tensorweave.formats.checkpoint.slices import parse_shape_and_slice
 from tensorweave.framework.graph import GraphKeys, get_collection, get_default_graph
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.scopes import name_scope
@@ -41,8 +44,6 @@ from tensorweave.runtime import device as device_lib
 from tensorweave.runtime.kernels.cpu import io as io_kernels
 from tensorweave.shapes import TensorShape
 from tensorweave.training import meta_graph
-from tensorweave.training.checkpoint import state as ckpt_state
-from tensorweave.training.checkpoint.bundle import BundleReader, normalize_prefix
 
 _LOG = logging.getLogger("tensorweave")
 SaverDef = saver_pb2.SaverDef
@@ -50,10 +51,12 @@ SaverDef = saver_pb2.SaverDef
 
 @dataclass
 class _Saveable:
-    """One variable as the Saver sees it: checkpoint name, ref tensor, dtype, device."""
+    """One variable as the Saver sees it: checkpoint name, ref tensor, dtype, device, and for
+    a part of a partitioned variable its `shape_and_slices` spec ("" for a whole one)."""
 
     name: str
     ref: Tensor
+    spec: str = ""
 
     @property
     def dtype(self) -> dtypes.DType:
@@ -105,17 +108,49 @@ def _check_name(name) -> str:
     return name
 
 
+def _slice_spec(var) -> str:
+    info = var._get_save_slice_info() if hasattr(var, "_get_save_slice_info") else None
+    return info.spec if info is not None else ""
+
+
+def _partitioned(var_list) -> tuple[list, list[_Saveable]]:
+    """(the rest, saveables of every partitioned variable and part): a PartitionedVariable
+    or a dict value that is one or a list of parts saves its parts as slices of the dict key
+    (or the variable's name); a list's part variables as slices of their full name (TF's)."""
+    if not isinstance(var_list, (dict, list, tuple, set)):
+        return var_list, []  # NOTE: op_list_to_dict names the problem
+    items = var_list.items() if isinstance(var_list, dict) else [(None, v) for v in var_list]
+    rest, out = [], []
+    for key, var in items:
+        parts = list(var) if hasattr(var, "_get_variable_list") or isinstance(
+            var, (list, tuple)) else [var]
+        specs = [_slice_spec(p) for p in parts]
+        if not all(specs):
+            rest.append((key, var))
+            continue
+        for part, spec in zip(parts, specs):
+            name = key if key is not None else part._get_save_slice_info().full_name
+            out.append(_Saveable(_check_name(name), _ref_tensor(part, name), spec))
+    if isinstance(var_list, dict):
+        return dict(rest), out
+    return [v for _, v in rest], out
+
+
 def _saveables(var_list) -> list[_Saveable]:
-    """Sorted by name. Raises ValueError when one variable is saved under two names."""
+    """Sorted by name (parts of one variable by slice). Raises ValueError when one variable is
+    saved under two names."""
+    rest, sliced = _partitioned(var_list)
+    whole = [_Saveable(name, ref) for name, ref in op_list_to_dict(rest).items()]
     seen: dict[Operation, str] = {}
-    out = []
-    for name, ref in sorted(op_list_to_dict(var_list).items()):
-        if ref.op in seen:
-            raise ValueError(f"The same saveable will be restored with two names: {name} "
-                             f"and {seen[ref.op]}")
-        seen[ref.op] = name
-        out.append(_Saveable(name, ref))
-    return out
+    names = {s.name for s in whole}
+    for s in sorted(whole + sliced, key=lambda s: (s.name, s.ref.op.name)):
+        if s.ref.op in seen:
+            raise ValueError(f"The same saveable will be restored with two names: {s.name} "
+                             f"and {seen[s.ref.op]}")
+        if s.spec and s.name in names:
+            raise ValueError(f"At least two variables have the same name: {s.name}")
+        seen[s.ref.op] = s.name
+    return sorted(whole + sliced, key=lambda s: (s.name, s.ref.op.name))
 
 
 def _all_saveable_objects(scope=None) -> list:
@@ -138,8 +173,8 @@ def _group(ops, name: str) -> Operation:
 
 
 def _add_save_ops(filename: Tensor, saveables: list[_Saveable]) -> Tensor:
-    save = apply_op("SaveV2", filename, [s.name for s in saveables], [""] * len(saveables),
-                    [s.ref for s in saveables])
+    save = apply_op("SaveV2", filename, [s.name for s in saveables],
+                    [s.spec for s in saveables], [s.ref for s in saveables])
     return _with_dependencies([save], filename)
 
 
@@ -147,7 +182,7 @@ def _add_restore_ops(filename: Tensor, saveables: list[_Saveable], reshape: bool
                      name: str) -> Operation:
     with get_default_graph().device("/device:CPU:0"):
         restored = io_ops.restore_v2(filename, [s.name for s in saveables],
-                                     [""] * len(saveables), [s.dtype for s in saveables])
+                                     [s.spec for s in saveables], [s.dtype for s in saveables])
     assigns = []
     for s, value in zip(saveables, restored):
         validate = s.ref.shape.is_fully_defined()
@@ -240,6 +275,7 @@ class _RestoreItem:
     key: str
     ref: Tensor
     reshape: bool
+    spec: str = ""
 
     @property
     def variable(self) -> str:
@@ -248,8 +284,6 @@ class _RestoreItem:
 
 def _restore_items_from_graph(graph, restore_op_name: str) -> list[_RestoreItem]:
     """The (key → variable) assignments under a restore op: NoOps → Assign(var, RestoreV2:i)."""
-    from tensorweave.ops.shape_inference import constant_value
-
     items, stack, seen = [], [graph.get_operation_by_name(restore_op_name)], set()
     while stack:
         op = stack.pop()
@@ -263,13 +297,26 @@ def _restore_items_from_graph(graph, restore_op_name: str) -> list[_RestoreItem]
                 value, reshape = c.inputs[1], False
                 if value.op.type == "Reshape":
                     value, reshape = value.op.inputs[0], True
-                names = constant_value(value.op.inputs[1]) if value.op.type == "RestoreV2" \
-                    else None
-                if names is not None:
-                    key = names.reshape(-1)[value.value_index]
-                    key = key.decode() if isinstance(key, bytes) else str(key)
-                    items.append(_RestoreItem(key, c.inputs[0], reshape))
+                key, spec = _restored_key(value)
+                if key is not None:
+                    items.append(_RestoreItem(key, c.inputs[0], reshape, spec))
     return items
+
+
+def _restored_key(value: Tensor) -> tuple[str | None, str]:
+    """(checkpoint key, slice spec) that a RestoreV2 output reads, or (None, "")."""
+    from tensorweave.ops.shape_inference import constant_value
+
+    if value.op.type != "RestoreV2":
+        return None, ""
+    names, specs = (constant_value(value.op.inputs[i]) for i in (1, 2))
+    if names is None:
+        return None, ""
+
+    def text(array) -> str:
+        v = array.reshape(-1)[value.value_index]
+        return v.decode() if isinstance(v, bytes) else str(v)
+    return text(names), "" if specs is None else text(specs)
 
 
 _MISSING_HELP = ("Restoring from checkpoint failed. This is most likely due to a Variable name or "
@@ -293,8 +340,9 @@ def check_restore(items: list[_RestoreItem], reader: BundleReader) -> None:
             problems.append(f"  variable {i.variable}: dtype {want.name} in the graph, "
                             f"{got.name} in the checkpoint (key {i.key})")
         stored = reader.shape(i.key)
-        if not i.reshape and not i.ref.shape.is_compatible_with(TensorShape(stored)):
-            problems.append(f"  variable {i.variable}: shape {i.ref.shape.as_list()} in the "
+        want_shape = TensorShape(parse_shape_and_slice(i.spec)[0]) if i.spec else i.ref.shape
+        if not i.reshape and not want_shape.is_compatible_with(TensorShape(stored)):
+            problems.append(f"  variable {i.variable}: shape {want_shape.as_list()} in the "
                             f"graph, {stored} in the checkpoint (key {i.key})")
     if problems:
         raise errors.InvalidArgumentError(
@@ -379,7 +427,8 @@ class Saver:
         self.saver_def = build_saver_def(
             saveables, self._reshape, self._sharded, self._max_to_keep, self._keep_hours,
             self._name, self._filename)
-        self._restore_items = [_RestoreItem(s.name, s.ref, self._reshape) for s in saveables]
+        self._restore_items = [_RestoreItem(s.name, s.ref, self._reshape, s.spec)
+                               for s in saveables]
 
     def _check_saver_def(self) -> None:
         d = self.saver_def

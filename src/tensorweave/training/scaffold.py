@@ -11,9 +11,9 @@ from tensorweave.framework.graph import (
     get_collection,
     get_default_graph,
 )
-from tensorweave.monitoring.summary.summary_ops import merge_all
 from tensorweave.ops.control_flow_ops import group
 from tensorweave.ops.joining_ops import concat
+from tensorweave.ops.summary_ops import merge_all
 from tensorweave.ops.variables import (
     global_variables,
     global_variables_initializer,

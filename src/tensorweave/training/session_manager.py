@@ -14,8 +14,8 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.client.session import Session
+from tensorweave.formats.checkpoint.state import get_checkpoint_state
 from tensorweave.framework.graph import get_default_graph
-from tensorweave.training.checkpoint.state import get_checkpoint_state
 
 _log = logging.getLogger("tensorweave")
 

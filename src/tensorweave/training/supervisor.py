@@ -18,9 +18,9 @@ import time
 
 from tensorweave import dtypes
 from tensorweave.framework.graph import GraphKeys, get_default_graph
-from tensorweave.monitoring.summary.summary_ops import merge_all
 from tensorweave.monitoring.summary.writer import FileWriter
 from tensorweave.ops.control_flow_ops import group
+from tensorweave.ops.summary_ops import merge_all
 from tensorweave.ops.variable_scope import global_step as read_global_step
 from tensorweave.ops.variables import (
     global_variables,

@@ -103,7 +103,7 @@ def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_
 
 
 def _add_gradients_summaries(grads_and_vars):
-    from tensorweave.monitoring.summary.summary_ops import histogram, scalar
+    from tensorweave.ops.summary_ops import histogram, scalar
     from tensorweave.training.clip_ops import global_norm
 
     for grad, var in grads_and_vars:
@@ -151,7 +151,7 @@ def _check_logdir_args(logdir, summary_op, saver, trace_every_n_steps) -> None:
 
 
 def _defaults(init_op, ready_op, local_init_op, summary_op):
-    from tensorweave.monitoring.summary.summary_ops import merge_all
+    from tensorweave.ops.summary_ops import merge_all
     from tensorweave.ops import variables
 
     if init_op == _USE_DEFAULT:

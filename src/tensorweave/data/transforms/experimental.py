@@ -1,4 +1,5 @@
 """`tf.data.experimental` transformations and sources: `ignore_errors`, `scan`,
+`group_by_window`, `bucket_by_sequence_length`,
 `map_and_batch`, `parallel_interleave`, `get_single_element`, `CsvDataset`,
 `make_csv_dataset`; and `tf.data.Options` with `get_output_types/shapes/classes`.
 """
@@ -13,8 +14,8 @@ from tensorweave import dtypes
 from tensorweave.data import structure as nest
 from tensorweave.data.dataset import Dataset, _i64
 from tensorweave.data.structure import Spec
-from tensorweave.framework import function
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops import function
 from tensorweave.ops.apply import apply_op
 from tensorweave.shapes import TensorShape
 
@@ -89,6 +90,92 @@ def scan(initial_state, scan_func):
                                structure=structure, f=f)
 
     return apply
+
+
+# -- group_by_window / bucket_by_sequence_length -----------------------------------------
+def _trace_plain(fn, sig, what):
+    try:
+        return function.trace(fn, sig)
+    except TypeError as e:
+        raise TypeError(f"Error tracing the {what} function: {e}") from e
+
+
+def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+    """A transformation: elements grouped by `key_func` (a scalar int64), each group of
+    `window_size` (or `window_size_func(key)`) elements handed as a Dataset to
+    `reduce_func(key, window)`, whose elements are the output (GroupByWindowDataset)."""
+    if (window_size is None) == (window_size_func is None):
+        raise ValueError("Either the `window_size` argument or the `window_size_func` "
+                         "argument must be specified.")
+    if window_size is not None:
+        def window_size_func(_key):
+            return convert_to_tensor(np.int64(window_size))
+
+    def apply(dataset: Dataset) -> Dataset:
+        key = dataset._trace(key_func, "key_func")
+        if key.output_dtypes != [dtypes.int64] or key.output_shapes[0].ndims not in (0, None):
+            raise ValueError("`key_func` must return a single tf.int64 scalar tensor.")
+        size = _trace_plain(window_size_func, [(dtypes.int64, [])], "window_size_func")
+        if size.output_dtypes != [dtypes.int64]:
+            raise ValueError("`window_size_func` must return a single tf.int64 scalar tensor.")
+        reduce = function.trace(
+            reduce_func, [(dtypes.int64, []), (dtypes.variant, [])],
+            flatten=(lambda f, a: f(a[0], Dataset(a[1], dataset._structure)),
+                     lambda result: _reduce_outputs(result)[0]))
+        graph = dataset._variant_tensor.graph
+        attrs = {"key_func": function.add_to_graph(graph, key),
+                 "reduce_func": function.add_to_graph(graph, reduce),
+                 "window_size_func": function.add_to_graph(graph, size)}
+        return dataset._derive("GroupByWindowDataset", list(key.captures),
+                               list(reduce.captures), list(size.captures),
+                               structure=_reduce_outputs(reduce.structured_outputs)[1], **attrs)
+
+    return apply
+
+
+def _reduce_outputs(result) -> tuple[list, object]:
+    """([the variant], the element structure) of reduce_func's Dataset."""
+    if not isinstance(result, Dataset):
+        raise TypeError("`reduce_func` must return a `Dataset` object.")
+    return [result._variant_tensor], result._structure
+
+
+def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes,
+                              padded_shapes=None, padding_values=None,
+                              pad_to_bucket_boundary=False, no_padding=False,
+                              drop_remainder=False):
+    """A transformation: elements bucketed by `element_length_func` between
+    `bucket_boundaries`, each bucket padded-batched by its `bucket_batch_sizes` entry (TF's
+    construction on group_by_window)."""
+    if len(bucket_batch_sizes) != len(bucket_boundaries) + 1:
+        raise ValueError("len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1")
+    if pad_to_bucket_boundary:
+        raise NotImplementedError("bucket_by_sequence_length(pad_to_bucket_boundary=True) "
+                                  "is not supported")
+    from tensorweave.ops import gather_ops, math_ops, reduction_ops
+
+    boundaries = list(bucket_boundaries)
+    lows = np.array([np.iinfo(np.int32).min] + boundaries, np.int64)
+    highs = np.array(boundaries + [np.iinfo(np.int32).max], np.int64)
+    sizes = np.array(bucket_batch_sizes, np.int64)
+
+    def bucket_id(*args):
+        length = math_ops.cast(element_length_func(*args), dtypes.int64)
+        inside = math_ops.logical_and(math_ops.less_equal(lows, length),
+                                      math_ops.less(length, highs))
+        return reduction_ops.reduce_min(gather_ops.where(inside))
+
+    def window_size(bucket):
+        return gather_ops.gather(sizes, bucket)
+
+    def batching(bucket, window):
+        size = window_size(bucket)
+        if no_padding:
+            return window.batch(size, drop_remainder=drop_remainder)
+        shapes = padded_shapes if padded_shapes is not None else window.output_shapes
+        return window.padded_batch(size, shapes, padding_values, drop_remainder)
+
+    return group_by_window(bucket_id, batching, window_size_func=window_size)
 
 
 # -- composites -----------------------------------------------------------------------------
@@ -214,6 +301,6 @@ class CsvDataset(Dataset):
         super().__init__(v, structure)
 
 
-__all__ = ["CsvDataset", "Options", "get_output_classes", "get_output_shapes",
-           "get_output_types", "get_single_element", "ignore_errors", "map_and_batch",
-           "parallel_interleave", "scan", "with_options"]
+__all__ = ["CsvDataset", "Options", "bucket_by_sequence_length", "get_output_classes",
+           "get_output_shapes", "get_output_types", "get_single_element", "group_by_window",
+           "ignore_errors", "map_and_batch", "parallel_interleave", "scan", "with_options"]

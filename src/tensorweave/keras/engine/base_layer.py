@@ -121,8 +121,10 @@ class Layer(tf_base.Layer):
         self._name = name or K.unique_object_name(base)
 
     def _set_scope(self, scope=None) -> None:
+        # NOTE: a name whose scope exists already (a model loaded into the graph it was saved
+        # from) gets `dense_1_1/kernel`, as TF 1.x Keras's variables are uniquified
         if self._scope is None:
-            with vs.variable_scope(scope if scope is not None else self._name) as captured:
+            with vs.variable_scope(scope, default_name=self._name) as captured:
                 self._scope = captured
 
     def __call__(self, inputs, *args, **kwargs):
@@ -158,6 +160,20 @@ class Layer(tf_base.Layer):
         for i, t in enumerate(node.outputs):
             if isinstance(t, Tensor):
                 _PRODUCER[t] = (node, i)
+
+    def add_weight(self, name=None, shape=None, dtype=None, initializer=None,
+                   regularizer=None, trainable=None, constraint=None, **kwargs):
+        """A weight of this layer; initializer, regularizer and constraint by Keras name
+        ("uniform", "l2", "max_norm", ...) or object; `shape` a list or TensorShape."""
+        from tensorweave.keras import constraints, initializers, regularizers
+
+        if hasattr(shape, "as_list"):
+            shape = shape.as_list()
+        return super().add_weight(name, shape, dtype=dtype,
+                                  initializer=initializers.get(initializer),
+                                  regularizer=regularizers.get(regularizer),
+                                  trainable=trainable,
+                                  constraint=constraints.get(constraint), **kwargs)
 
     # -- Keras API --------------------------------------------------------------------------------
     @property

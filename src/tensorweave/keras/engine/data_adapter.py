@@ -127,7 +127,7 @@ class Batches:
     def epoch(self):
         if self._source is not None:
             for _ in range(self.steps):
-                yield standardize(self.model, *self._source(), None, self.class_weight)
+                yield standardize(self.model, *self._source(), self.class_weight)
             return
         order = np.arange(self.samples)
         if self.shuffle:

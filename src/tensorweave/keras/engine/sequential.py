@@ -4,9 +4,6 @@ placeholder is made then), or on the first call or `fit`."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from tensorweave.keras import backend as K
 from tensorweave.keras.engine.input_layer import Input, InputLayer
 from tensorweave.keras.engine.training import Model
 
@@ -76,57 +73,8 @@ class Sequential(Model):
             return self.outputs[0]
         return super().__call__(inputs, *args, **kwargs)
 
-    def compile(self, *args, **kwargs):
-        """Compiles now when the input shape is known, else when data first arrives (fit,
-        evaluate, predict or a *_on_batch call builds the model from its shape)."""
-        if self._is_graph_network:
-            return super().compile(*args, **kwargs)
-        self._deferred_compile = (args, kwargs)
-        self.optimizer = kwargs.get("optimizer", args[0] if args else "rmsprop")
-        return None
-
-    def _build_from(self, x) -> None:
-        if self._is_graph_network or x is None:
-            return
-        sample = np.asarray(x[0] if isinstance(x, (list, tuple)) else x)
-        dtype = K.floatx() if sample.dtype.kind == "f" else str(sample.dtype)
-        self._connect(Input(batch_shape=(None, *sample.shape[1:]), dtype=dtype,
-                            name=f"{self.layers[0].name}_input"), self.layers)
-        deferred = getattr(self, "_deferred_compile", None)
-        if deferred is not None:
-            self._deferred_compile = None
-            super().compile(*deferred[0], **deferred[1])
-
-    def _ensure_graph(self) -> None:
-        if not self._is_graph_network:
-            raise RuntimeError("This model has not yet been built. Build the model first by "
-                               "calling build() or calling fit() with some data, or specify "
-                               "an `input_shape` argument in the first layer(s) for "
-                               "automatic build.")
-
-    def fit(self, x=None, y=None, *args, **kwargs):
-        self._build_from(x)
-        return super().fit(x, y, *args, **kwargs)
-
-    def evaluate(self, x=None, y=None, *args, **kwargs):
-        self._build_from(x)
-        return super().evaluate(x, y, *args, **kwargs)
-
-    def predict(self, x, *args, **kwargs):
-        self._build_from(x)
-        return super().predict(x, *args, **kwargs)
-
-    def train_on_batch(self, x, y=None, *args, **kwargs):
-        self._build_from(x)
-        return super().train_on_batch(x, y, *args, **kwargs)
-
-    def test_on_batch(self, x, y=None, *args, **kwargs):
-        self._build_from(x)
-        return super().test_on_batch(x, y, *args, **kwargs)
-
-    def predict_on_batch(self, x):
-        self._build_from(x)
-        return super().predict_on_batch(x)
+    def _build_on(self, inputs) -> None:
+        self._connect(inputs, self.layers)
 
     def get_config(self) -> dict:
         return {"name": self.name, "layers": [{"class_name": type(layer).__name__,

@@ -19,9 +19,10 @@ from tensorweave.keras import metrics as metrics_mod
 from tensorweave.keras import optimizers as optimizers_mod
 from tensorweave.keras import saving
 from tensorweave.keras.engine import data_adapter
-from tensorweave.keras.engine.base_layer import to_list
+from tensorweave.keras.engine.base_layer import producer, to_list
+from tensorweave.keras.engine.input_layer import Input
 from tensorweave.keras.engine.network import Network
-from tensorweave.ops import math_ops
+from tensorweave.ops import array_ops, creation_ops, math_ops
 from tensorweave.ops.control_flow_ops import group
 
 
@@ -55,7 +56,13 @@ class Model(Network):
         """
         if loss is None:
             raise ValueError("The model cannot be compiled because it has no loss to optimize.")
-        self._ensure_graph()
+        if not self._has_tensors():
+            # NOTE: built (and compiled) when data first arrives, as TF 1.x's Keras defers it
+            self._deferred_compile = dict(optimizer=optimizer, loss=loss, metrics=metrics,
+                                          loss_weights=loss_weights,
+                                          target_tensors=target_tensors)
+            self.optimizer = optimizers_mod.get(optimizer)
+            return
         self.optimizer = optimizers_mod.get(optimizer)
         names = self.output_names
         self.loss_functions = [losses_mod.get(fn) for fn in _per_output(loss, names, "loss")]
@@ -77,17 +84,38 @@ class Model(Network):
         """The outputs with the learning phase fixed to `training` (the layers called again
         with a Python `training`, so dropout and batch norm need no `cond` at run time), and
         the updates that call created; the model's own outputs when no layer cares."""
-        if not any(n.layer._expects_training_arg for n in self._nodes):
+        cares = self._expects_training_arg if not self._is_graph_network else \
+            any(n.layer._expects_training_arg for n in self._nodes)
+        if not cares:
             return self.outputs, self.updates
         before = {id(u) for u in self.updates}
         outs = self.call(self._nested_inputs, training=training)
         return to_list(outs), [u for u in self.updates if id(u) not in before]
 
-    def _ensure_graph(self) -> None:
-        if not self._is_graph_network:
-            raise RuntimeError("You must build a subclassed model (call it on an input, or "
-                               "fit it once) before compiling it in graph mode: call it on a "
-                               "tf.keras.Input first.")
+    # -- building on the first data (models without an input shape) ---------------------------
+    def _has_tensors(self) -> bool:
+        return self._is_graph_network or bool(getattr(self, "outputs", None))
+
+    def _build_from(self, x) -> None:
+        """Builds the model on placeholders shaped like `x` (its first array), then runs a
+        deferred `compile`."""
+        if self._has_tensors() or x is None:
+            return
+        sample = np.asarray(x[0] if isinstance(x, (list, tuple)) else x)
+        dtype = K.floatx() if sample.dtype.kind == "f" else str(sample.dtype)
+        self._build_on(Input(batch_shape=(None, *sample.shape[1:]), dtype=dtype))
+        deferred = getattr(self, "_deferred_compile", None)
+        if deferred is not None:
+            self._deferred_compile = None
+            self.compile(**deferred)
+
+    def _build_on(self, inputs) -> None:
+        """A subclassed model: calls it on `inputs`; its outputs are `output_1`, ..."""
+        outputs = to_list(self(inputs))
+        self._nested_inputs, self.inputs, self.outputs = inputs, [inputs], outputs
+        self.input_names = [producer(inputs)[0].layer.name]
+        self.output_names = [f"output_{i + 1}" for i in range(len(outputs))]
+        self._nodes = []
 
     def _build_targets(self, target_tensors) -> None:
         given = _per_output(target_tensors, self.output_names, "target_tensors") \
@@ -97,7 +125,9 @@ class Model(Network):
             rank = out.shape.ndims
             self.targets.append(target if target is not None else K.placeholder(
                 ndim=rank, name=f"{name}_target", dtype=out.dtype.base_dtype))
-            self.sample_weights.append(K.placeholder(ndim=1, name=f"{name}_sample_weights"))
+            ones = creation_ops.ones(array_ops.shape(out)[:1], dtype=K.floatx())
+            self.sample_weights.append(array_ops.placeholder_with_default(
+                ones, [None], name=f"{name}_sample_weights"))   # NOTE: ones when not fed
 
     def _total_loss(self, outputs, weights) -> tuple:
         """(total loss, [each output's weighted mean loss]) of `outputs`."""
@@ -161,17 +191,20 @@ class Model(Network):
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        reset_metrics=True):
+        self._build_from(x)
         xs, ys, ws = data_adapter.standardize(self, x, y, sample_weight, class_weight)
         out = self._run_batch([self.train_op, self.total_loss, *self._metric_tensors],
                               xs, ys, ws, True)[1:]
         return out[0] if len(out) == 1 else out
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
+        self._build_from(x)
         xs, ys, ws = data_adapter.standardize(self, x, y, sample_weight)
         out = self._run_batch(self._eval_fetches, xs, ys, ws, False)
         return out[0] if len(out) == 1 else out
 
     def predict_on_batch(self, x):
+        self._build_from(x)
         xs = data_adapter.standardize_inputs(self, x)
         out = K.get_session().run(getattr(self, "_eval_outputs", self.outputs), self._feed(xs))
         return out[0] if len(out) == 1 else out
@@ -186,6 +219,7 @@ class Model(Network):
           RuntimeError: the model was not compiled.
           ValueError: inputs or targets that do not match the model.
         """
+        self._build_from(x)
         self._check_compiled()
         data = data_adapter.Batches(self, x, y, sample_weight, class_weight, batch_size or 32,
                                     shuffle, steps_per_epoch)
@@ -234,6 +268,7 @@ class Model(Network):
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
                  steps=None, callbacks=None, **kwargs):
         """The loss (and metrics) over the data, averaged by batch size."""
+        self._build_from(x)
         self._check_compiled()
         data = data_adapter.Batches(self, x, y, sample_weight, None, batch_size or 32, False,
                                     steps)
@@ -251,6 +286,7 @@ class Model(Network):
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         """The outputs for every example of `x`, concatenated over batches."""
+        self._build_from(x)
         data = data_adapter.Batches(self, x, None, None, None, batch_size or 32, False, steps)
         outputs = getattr(self, "_eval_outputs", self.outputs)
         parts = [K.get_session().run(outputs, self._feed(xs)) for xs, _, _ in data.epoch()]

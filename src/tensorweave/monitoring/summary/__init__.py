@@ -4,7 +4,8 @@ Importing this package registers the summary ops; their CPU kernels live in
 `tensorweave.runtime.kernels.cpu.summary`.
 """
 
-from tensorweave.monitoring.summary.summary_ops import (
+from tensorweave.monitoring.summary.writer import FileWriter, FileWriterCache
+from tensorweave.ops.summary_ops import (
     histogram,
     image,
     merge,
@@ -13,7 +14,6 @@ from tensorweave.monitoring.summary.summary_ops import (
     tensor_summary,
     text,
 )
-from tensorweave.monitoring.summary.writer import FileWriter, FileWriterCache
 from tensorweave.proto.event_pb2 import Event, SessionLog, TaggedRunMetadata
 from tensorweave.proto.summary_pb2 import (
     HistogramProto,

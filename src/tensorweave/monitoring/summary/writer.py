@@ -16,8 +16,8 @@ import threading
 import time
 import warnings
 
+from tensorweave.formats.events import EventFileWriter
 from tensorweave.framework.graph import Graph, get_default_graph
-from tensorweave.monitoring.summary.event_file import EventFileWriter
 from tensorweave.proto import event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
 
 _CLOSED_WARNING = ("Attempting to use a closed FileWriter. The operation will be a noop unless "

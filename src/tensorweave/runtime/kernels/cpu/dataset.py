@@ -87,7 +87,7 @@ def find_function(node, attr: str = "f") -> ir.FunctionDef:
     passes one (`node.extra["library"]`), else from this process's traced functions.
 
     Raises NotFoundError when neither has it."""
-    from tensorweave.framework.function import lookup_function
+    from tensorweave.ops.function import lookup_function
 
     name = node.attr(attr).name
     fdef = (node.extra or {}).get("library", {}).get(name) or lookup_function(name)

@@ -1,5 +1,6 @@
-"""CPU kernels of tf.data.experimental's dataset ops: ScanDataset, CSVDataset and
-DatasetToSingleElement (ops/dataset_ops.py; Python API in data/transforms/experimental.py).
+"""CPU kernels of tf.data.experimental's dataset ops: ScanDataset, GroupByWindowDataset,
+CSVDataset and DatasetToSingleElement (ops/dataset_ops.py; Python API in
+data/transforms/experimental.py).
 
 CSVDataset parses as TF's CSVDatasetOp: one record per line (after an optional header line
 per file), `field_delim`-separated, double quotes with "" escapes when `use_quote_delim`;
@@ -16,12 +17,18 @@ import io
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.runtime.kernels.cpu.dataset import GenDataset, _closing, _runner
+from tensorweave.runtime.kernels.cpu.dataset import (
+    FunctionRunner,
+    GenDataset,
+    _closing,
+    _runner,
+    find_function,
+)
 from tensorweave.runtime.kernels.cpu.dataset_readers import _files, _open_binary, _str
 from tensorweave.runtime.kernels.registry import register_kernel
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 
@@ -42,6 +49,66 @@ def _scan(node):
         state, captured = rest[:n_state], rest[n_state:]
         fn = _runner(node, captured, "scan")
         return GenDataset(lambda: _scan_gen(ds, fn, tuple(np.asarray(s) for s in state)))
+    return run
+
+
+# -- GroupByWindowDataset ------------------------------------------------------------------
+def _group_gen(ds, key_fn, reduce_fn, size_fn):
+    """TF's GroupByWindowDataset: elements gather per key (key_func) until their group holds
+    window_size_func(key) of them, then reduce_func(key, window) runs and its dataset's
+    elements follow; at the end of input the partial groups flush in ascending key order."""
+    groups: dict[int, list] = {}
+    sizes: dict[int, int] = {}
+    calls = iter(range(1 << 62))
+    with _closing(ds.iterate()) as it:
+        for i, el in enumerate(it):
+            key = _scalar_key(key_fn(el, i)[0])
+            if key not in groups:
+                sizes[key] = _window_size(size_fn((np.int64(key),), i)[0])
+                groups[key] = []
+            groups[key].append(el)
+            if len(groups[key]) == sizes[key]:
+                yield from _reduce(reduce_fn, key, groups.pop(key), next(calls))
+    for key in sorted(groups):
+        yield from _reduce(reduce_fn, key, groups.pop(key), next(calls))
+
+
+def _scalar_key(value) -> int:
+    arr = np.asarray(value)
+    if arr.shape != () or arr.dtype != np.int64:
+        raise _invalid(f"key_func must return a scalar int64, got {arr.dtype} of shape "
+                       f"[{','.join(map(str, arr.shape))}]")
+    return int(arr)
+
+
+def _window_size(value) -> int:
+    size = int(np.asarray(value))
+    if size <= 0:
+        raise _invalid(f"Window size must be greater than zero, but got {size}.")
+    return size
+
+
+def _reduce(reduce_fn, key: int, window: list, index: int):
+    window_ds = GenDataset(lambda: iter(window))
+    out = reduce_fn((np.int64(key), window_ds), index)[0]
+    with _closing(out.iterate()) as sub:
+        yield from sub
+
+
+@register_kernel("GroupByWindowDataset")
+def _group_by_window(node):
+    counts = [len(node.attr(a)) for a in ("Tkey_func_other_arguments",
+                                          "Treduce_func_other_arguments",
+                                          "Twindow_size_func_other_arguments")]
+
+    def run(ds, *captured):
+        k, r = counts[0], counts[0] + counts[1]
+        key_fn = FunctionRunner(find_function(node, "key_func"), captured[:k], "key_func")
+        reduce_fn = FunctionRunner(find_function(node, "reduce_func"), captured[k:r],
+                                   "reduce_func")
+        size_fn = FunctionRunner(find_function(node, "window_size_func"), captured[r:],
+                                 "window_size_func")
+        return GenDataset(lambda: _group_gen(ds, key_fn, reduce_fn, size_fn))
     return run
 
 

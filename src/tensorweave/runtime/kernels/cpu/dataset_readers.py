@@ -69,7 +69,7 @@ class FileRecordIterator:
 
 class _TFRecordFile:
     def __init__(self, path, compression):
-        from tensorweave.data.tfrecord import RecordReader
+        from tensorweave.formats.tfrecord import RecordReader
 
         self._r = RecordReader(path, compression or None)
 

@@ -1,4 +1,4 @@
-"""CPU kernels of the box ops (ops/image_ops.py): NonMaxSuppression V1-V3, DrawBoundingBoxes,
+"""CPU kernels of the box ops (ops/image_ops.py): NonMaxSuppression V1-V3, DrawBoundingBoxes V1/V2,
 SampleDistortedBoundingBox V1/V2 and ExtractGlimpse, after TF's kernels of the same names.
 
 Sampling ops draw from a numpy generator per node (seeded from seed/seed2 as the random ops
@@ -19,7 +19,7 @@ _COLORS = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], [0.5
                     [1, 0, 1, 1]], F32)
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 
@@ -84,23 +84,34 @@ def _nms_v3(node):
 
 
 # -- DrawBoundingBoxes ------------------------------------------------------------------------
-@register_kernel("DrawBoundingBoxes")
-def _draw_bounding_boxes(node):
-    def run(images, boxes):
-        images, boxes = np.asarray(images), np.asarray(boxes, F32)
-        if images.ndim != 4 or images.shape[-1] not in (1, 3, 4):
-            raise _invalid("DrawBoundingBoxes: images must be 4-D with 1, 3 or 4 channels")
-        if boxes.ndim != 3 or boxes.shape[-1] != 4 or boxes.shape[0] != images.shape[0]:
-            raise _invalid("DrawBoundingBoxes: boxes must be [batch, num_boxes, 4]")
-        canvas = images.copy()
-        colors = _COLORS.copy()
+def draw_bounding_boxes(images, boxes, colors=None) -> np.ndarray:
+    """Box outlines (rows/columns at int(coordinate * (size - 1))) in the colour table's
+    colours, box k in colour k mod len(table); grayscale images use 1 in the first channel
+    of the default table (TF's DrawBoundingBoxesOp)."""
+    images, boxes = np.asarray(images), np.asarray(boxes, F32)
+    if images.ndim != 4 or images.shape[-1] not in (1, 3, 4):
+        raise _invalid("DrawBoundingBoxes: images must be 4-D with 1, 3 or 4 channels")
+    if boxes.ndim != 3 or boxes.shape[-1] != 4 or boxes.shape[0] != images.shape[0]:
+        raise _invalid("DrawBoundingBoxes: boxes must be [batch, num_boxes, 4]")
+    if colors is None or np.asarray(colors).size == 0:
+        table = _COLORS.copy()
         if images.shape[-1] == 1:
-            colors[:, 0] = 1
-        for b in range(images.shape[0]):
-            for k, box in enumerate(boxes[b]):
-                _draw_box(canvas[b], box, colors[k % len(colors)].astype(images.dtype))
-        return canvas
-    return run
+            table[:, 0] = 1
+    else:
+        table = np.asarray(colors, F32)
+        if table.ndim != 2 or table.shape[1] < images.shape[-1]:
+            raise _invalid(f"DrawBoundingBoxesV2: colors must be a 2-D table with at least "
+                           f"{images.shape[-1]} columns, got shape "
+                           f"[{','.join(map(str, table.shape))}]")
+    canvas = images.copy()
+    for b in range(images.shape[0]):
+        for k, box in enumerate(boxes[b]):
+            _draw_box(canvas[b], box, table[k % len(table)].astype(images.dtype))
+    return canvas
+
+
+register_kernel("DrawBoundingBoxes")(lambda node: draw_bounding_boxes)
+register_kernel("DrawBoundingBoxesV2")(lambda node: draw_bounding_boxes)
 
 
 def _draw_box(canvas, box, color) -> None:

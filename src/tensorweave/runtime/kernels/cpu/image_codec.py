@@ -33,7 +33,7 @@ _RGB_TO_GRAY = (9797, 19234, 3737)
 _FORMATS = {"jpeg": "JPEG", "png": "PNG", "gif": "GIF", "bmp": "BMP"}
 
 
-def _invalid(op: str, message: str) -> errors.InvalidArgumentError:
+def _invalid(op: str, message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, f"{op}: {message}")
 
 
@@ -349,26 +349,34 @@ def encode_png(op: str, image: np.ndarray, compression: int) -> bytes:
     return buf.getvalue()
 
 
-def encode_jpeg(op: str, image: np.ndarray, node) -> bytes:
+_JPEG_DEFAULTS = {"format": "", "progressive": False, "optimize_size": False,
+                  "chroma_downsampling": True, "density_unit": "in", "x_density": 300,
+                  "y_density": 300, "xmp_metadata": ""}
+
+
+def encode_jpeg(op: str, image: np.ndarray, quality: int, attrs: dict) -> bytes:
+    """JPEG bytes of `image` at `quality`; `attrs` are EncodeJpeg's (its defaults for
+    EncodeJpegVariableQuality)."""
     image = np.asarray(image)
     if image.ndim != 3:
         raise _invalid(op, f"image must be 3-dimensional, got shape "
                            f"[{','.join(map(str, image.shape))}]")
-    channels, fmt = image.shape[-1], node.attr("format")
+    channels, fmt = image.shape[-1], attrs["format"]
     want = {"grayscale": 1, "rgb": 3}.get(fmt)
     if (want is not None and channels != want) or channels not in (1, 3):
         raise _invalid(op, f"image must have 1 or 3 channels (format '{fmt}'), got {channels}")
-    quality = int(node.attr("quality"))
     if not 0 <= quality <= 100:
         raise _invalid(op, f"quality must be in [0,100], got {quality}")
     img = _pil().fromarray(np.ascontiguousarray(image[..., 0] if channels == 1 else image))
-    options = {"quality": quality, "progressive": bool(node.attr("progressive")),
-               "optimize": bool(node.attr("optimize_size")),
-               "subsampling": 2 if node.attr("chroma_downsampling") else 0}
-    if node.attr("density_unit") == "in":
-        options["dpi"] = (int(node.attr("x_density")), int(node.attr("y_density")))
-    if node.attr("xmp_metadata"):
-        options["xmp"] = node.attr("xmp_metadata").encode()
+    options: dict[str, object] = {"quality": quality,
+                                  "progressive": bool(attrs["progressive"]),
+                                  "optimize": bool(attrs["optimize_size"]),
+                                  "subsampling": 2 if attrs["chroma_downsampling"] else 0}
+    if attrs["density_unit"] == "in":
+        options["dpi"] = (int(attrs["x_density"]), int(attrs["y_density"]))
+    if attrs["xmp_metadata"]:
+        xmp = attrs["xmp_metadata"]
+        options["xmp"] = xmp.encode() if isinstance(xmp, str) else xmp
     buf = io.BytesIO()
     img.save(buf, format="JPEG", **options)
     return buf.getvalue()
@@ -382,4 +390,18 @@ def _encode_png_kernel(node):
 
 @register_kernel("EncodeJpeg")
 def _encode_jpeg_kernel(node):
-    return lambda image: np.array(encode_jpeg("EncodeJpeg", image, node), dtype=object)
+    attrs = {k: node.attr(k) for k in _JPEG_DEFAULTS}
+    quality = int(node.attr("quality"))
+    return lambda image: np.array(encode_jpeg("EncodeJpeg", image, quality, attrs),
+                                  dtype=object)
+
+
+@register_kernel("EncodeJpegVariableQuality")
+def _encode_jpeg_variable_quality(node):
+    def run(image, quality):
+        q = np.asarray(quality)
+        if q.ndim != 0:
+            raise _invalid("EncodeJpegVariableQuality", "quality must be a scalar")
+        return np.array(encode_jpeg("EncodeJpegVariableQuality", image, int(q),
+                                    _JPEG_DEFAULTS), dtype=object)
+    return run

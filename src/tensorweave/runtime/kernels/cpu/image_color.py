@@ -17,7 +17,7 @@ from tensorweave.runtime.kernels.registry import register_kernel
 F32 = np.float32
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 
@@ -134,13 +134,13 @@ register_kernel("HSVToRGB")(lambda node: lambda x: hsv_to_rgb(_last_dim_3("HSVTo
 
 # -- ExtractImagePatches ------------------------------------------------------------------------
 def _axis_plan(size: int, k: int, stride: int, rate: int, padding: str):
+    """(output size, padding before, padding after) of one axis (TF's windowed output)."""
     eff = (k - 1) * rate + 1
     if padding == "SAME":
         out = -(-size // stride)
-        before = max(0, (out - 1) * stride + eff - size) // 2
-    else:
-        out, before = max(0, (size - eff) // stride + 1), 0
-    return out, (np.arange(out)[:, None] * stride + np.arange(k)[None, :] * rate - before)
+        total = max(0, (out - 1) * stride + eff - size)
+        return out, total // 2, total - total // 2
+    return max(0, (size - eff) // stride + 1), 0, 0
 
 
 @register_kernel("ExtractImagePatches")
@@ -153,12 +153,15 @@ def _extract_image_patches(node):
         if images.ndim != 4:
             raise _invalid("ExtractImagePatches: input must be 4-dimensional")
         n, h, w, d = images.shape
-        oh, rows = _axis_plan(h, ks[1], st[1], rt[1], padding)
-        ow, cols = _axis_plan(w, ks[2], st[2], rt[2], padding)
-        padded = np.zeros((n, h + 2, w + 2, d), images.dtype)   # index -1 / size: zero
-        padded[:, 1:-1, 1:-1] = images
-        r = np.where((rows >= 0) & (rows < h), rows + 1, 0)
-        c = np.where((cols >= 0) & (cols < w), cols + 1, 0)
-        out = padded[:, r[:, None, :, None], c[None, :, None, :]]   # n, oh, ow, kh, kw, d
-        return np.ascontiguousarray(out.reshape(n, oh, ow, ks[1] * ks[2] * d))
+        oh, top, bottom = _axis_plan(h, ks[1], st[1], rt[1], padding)
+        ow, left, right = _axis_plan(w, ks[2], st[2], rt[2], padding)
+        padded = np.pad(images, [(0, 0), (top, bottom), (left, right), (0, 0)])
+        out = np.empty((n, oh, ow, ks[1], ks[2], d), images.dtype)
+        for i in range(ks[1]):
+            r0 = i * rt[1]
+            for j in range(ks[2]):
+                c0 = j * rt[2]
+                out[:, :, :, i, j] = padded[:, r0:r0 + (oh - 1) * st[1] + 1:st[1],
+                                            c0:c0 + (ow - 1) * st[2] + 1:st[2]][:, :oh, :ow]
+        return out.reshape(n, oh, ow, ks[1] * ks[2] * d)
     return run

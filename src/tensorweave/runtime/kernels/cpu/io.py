@@ -1,7 +1,10 @@
 """CPU kernels for checkpoint I/O ops: SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename,
 ShardedFilespec, StringJoin.
 
-Files are written atomically by `training/checkpoint/bundle.py` (temporary names, then
+A non-empty `shape_and_slices` element saves or restores a slice of a larger tensor (a part
+of a partitioned variable, `formats/checkpoint/slices.py`).
+
+Files are written atomically by `formats/checkpoint/bundle.py` (temporary names, then
 renames), so a failing or interrupted SaveV2 leaves any previous checkpoint at the prefix
 intact. Reading checks every checksum; missing names are reported all at once.
 """
@@ -13,8 +16,8 @@ import difflib
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.formats.checkpoint.bundle import BundleReader, BundleWriter, merge_bundles
 from tensorweave.runtime.kernels.registry import register_kernel
-from tensorweave.training.checkpoint.bundle import BundleReader, BundleWriter, merge_bundles
 
 
 def _invalid(message: str) -> errors.OpError:
@@ -36,12 +39,16 @@ def _texts(value) -> list[str]:
     return [_text(v) for v in np.asarray(value, dtype=object).reshape(-1).tolist()]
 
 
-def _no_slices(slices: list[str], op: str) -> None:
-    bad = [s for s in slices if s]
-    if bad:
-        raise errors.UnimplementedError(
-            None, None, f"{op}: partitioned (sliced) tensors are not supported; got "
-                        f"shape_and_slices {bad[0]!r}")
+def _write(w: BundleWriter, name: str, spec: str, dt, value) -> None:
+    """One SaveV2 tensor: whole, or (a non-empty `spec`) a slice of a larger tensor."""
+    if spec:
+        w.add_slice(name, spec, value, dt)
+    else:
+        w.add(name, value, dt)
+
+
+def _read(reader: BundleReader, name: str, spec: str) -> np.ndarray:
+    return reader.get_slice(name, spec) if spec else reader.get_tensor(name)
 
 
 def _os_error(e: OSError, what: str) -> errors.OpError:
@@ -60,11 +67,10 @@ def _save_v2(node):
         if not len(names) == len(slices) == len(tensors):
             raise _invalid(f"Got {len(names)} tensor names, {len(slices)} shape_and_slices and "
                            f"{len(tensors)} tensors; they must be the same number")
-        _no_slices(slices, "SaveV2")
         try:
             with BundleWriter(path) as w:
-                for name, dt, t in zip(names, dts, tensors):
-                    w.add(name, t, dt)
+                for name, spec, dt, t in zip(names, slices, dts, tensors):
+                    _write(w, name, spec, dt, t)
         except OSError as e:
             raise _os_error(e, f"Failed to write checkpoint {path}") from e
 
@@ -106,11 +112,12 @@ def _restore_v2(node):
         if not len(names) == len(slices) == len(dts):
             raise _invalid(f"Got {len(names)} tensor names and {len(slices)} shape_and_slices "
                            f"for {len(dts)} dtypes; they must be the same number")
-        _no_slices(slices, "RestoreV2")
         with BundleReader(_scalar_text(prefix, "prefix")) as reader:
             check_restorable(reader, names, dts)
-            # NOTE: mapped: Assign copies the value anyway, so no fresh buffer is filled first
-            out = reader.get_tensors(names, mapped=True)
+            if any(slices):
+                out = [_read(reader, n, spec) for n, spec in zip(names, slices)]
+            else:  # NOTE: mapped: Assign copies the value anyway, so no fresh buffer first
+                out = reader.get_tensors(names, mapped=True)
         return out[0] if len(out) == 1 else tuple(out)
 
     return run

@@ -11,11 +11,12 @@ name (whole file). Thread-safety: reads on one reader are serialized by its lock
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.data.tfrecord import RecordReader
+from tensorweave.formats.tfrecord import RecordReader
 from tensorweave.runtime.kernels.registry import register_kernel
 
 _SLICE_S = 0.05
@@ -221,6 +222,46 @@ class FixedLengthRecordReaderState(ReaderState):
         self._records = None
 
 
+class LMDBReaderState(ReaderState):
+    """The records of LMDB data files (opened read-only, without lock file or subdirectory,
+    as TF's LMDBReader does) in key order: (key, value)."""
+
+    kind = "LMDBReader"
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self._env: Any = None
+        self._txn: Any = None
+        self._cursor: Any = None
+        self._more = False
+
+    def start(self, path: str) -> None:
+        import lmdb
+
+        try:
+            self._env = lmdb.open(path, subdir=False, readonly=True, lock=False, max_dbs=0)
+        except lmdb.Error as e:
+            raise errors.InvalidArgumentError(None, None, f"LMDBReader: cannot open {path}: "
+                                                          f"{e}") from None
+        self._txn = self._env.begin(buffers=False)
+        self._cursor = self._txn.cursor()
+        self._more = self._cursor.first()
+
+    def next_record(self):
+        if not self._more:
+            return None
+        key, value = self._cursor.key(), self._cursor.value()
+        self._more = self._cursor.next()
+        return key, value
+
+    def finish(self) -> None:
+        if self._env is not None:
+            self._cursor.close()
+            self._txn.abort()
+            self._env.close()
+        self._env = self._txn = self._cursor = None
+
+
 # -- kernels ---------------------------------------------------------------------------------
 
 
@@ -246,6 +287,7 @@ register_kernel("TextLineReaderV2")(_reader_factory(
     lambda node, name: TextLineReaderState(name, node.attr("skip_header_lines") or 0)))
 register_kernel("WholeFileReaderV2")(_reader_factory(
     lambda node, name: WholeFileReaderState(name)))
+register_kernel("LMDBReader")(_reader_factory(lambda node, name: LMDBReaderState(name)))
 register_kernel("FixedLengthRecordReaderV2")(_reader_factory(
     lambda node, name: FixedLengthRecordReaderState(
         name, int(node.attr("header_bytes")), int(node.attr("record_bytes")),
@@ -257,6 +299,12 @@ def _bytes(x) -> np.ndarray:
     return np.array(x.encode() if isinstance(x, str) else x, dtype=object)
 
 
+@register_kernel("FakeQueue")
+def _fake_queue(node):
+    return lambda queue: queue
+
+
+@register_kernel("ReaderRead", context=True)
 @register_kernel("ReaderReadV2", context=True)
 def _read(node):
     def run(ctx, reader, queue):
@@ -265,6 +313,7 @@ def _read(node):
     return run
 
 
+@register_kernel("ReaderReadUpTo", context=True)
 @register_kernel("ReaderReadUpToV2", context=True)
 def _read_up_to(node):
     def run(ctx, reader, queue, n):
@@ -276,21 +325,24 @@ def _read_up_to(node):
         keys = np.empty(len(recs), dtype=object)
         values = np.empty(len(recs), dtype=object)
         for i, (k, v) in enumerate(recs):
-            keys[i], values[i] = k.encode(), v
+            keys[i], values[i] = _bytes(k), v
         return keys, values
     return run
 
 
+@register_kernel("ReaderNumRecordsProduced")
 @register_kernel("ReaderNumRecordsProducedV2")
 def _num_records(node):
     return lambda reader: np.int64(reader.records_produced)
 
 
+@register_kernel("ReaderNumWorkUnitsCompleted")
 @register_kernel("ReaderNumWorkUnitsCompletedV2")
 def _num_units(node):
     return lambda reader: np.int64(reader.units_completed)
 
 
+@register_kernel("ReaderReset")
 @register_kernel("ReaderResetV2")
 def _reset(node):
     def run(reader):

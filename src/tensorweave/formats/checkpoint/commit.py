@@ -40,8 +40,8 @@ import re
 import shutil
 import socket
 
+from tensorweave.formats.checkpoint.table import read_table
 from tensorweave.proto import tensor_bundle_pb2
-from tensorweave.training.checkpoint.table import read_table
 
 _HOST = re.sub(r"[^A-Za-z0-9.]", "_", socket.gethostname()) or "host"
 _OURS = re.compile(r"\.tempstate-(?P<host>[A-Za-z0-9._]+)-(?P<pid>\d+)-[0-9a-f]+$")

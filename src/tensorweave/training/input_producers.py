@@ -23,7 +23,7 @@ __all__ = ["limit_epochs", "input_producer", "string_input_producer", "range_inp
 
 
 def _summary_scalar(name, value) -> None:
-    from tensorweave.monitoring.summary.summary_ops import scalar
+    from tensorweave.ops.summary_ops import scalar
     scalar(name, value)
 
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from tensorweave import dtypes, ir
 from tensorweave.framework import device_spec as device_lib
-from tensorweave.framework.graph import get_default_graph
+from tensorweave.framework.graph import get_default_graph, graph_to_proto  # noqa: F401
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.printing import format_node
 from tensorweave.framework.scopes import name_scope
@@ -54,29 +54,6 @@ _LOC = "loc:@"
 # ---------------------------------------------------------------------------------------------
 # export
 # ---------------------------------------------------------------------------------------------
-def graph_to_proto(graph, from_version: int | None = None,
-                   add_shapes: bool = False) -> graph_pb2.GraphDef:
-    """The GraphDef proto of `graph`: nodes in creation order, versions, function library.
-
-    Args:
-      graph: a `Graph`.
-      from_version: only ops added since `graph.version` was this value.
-      add_shapes: give every node an `_output_shapes` attr (its outputs' static shapes), as
-        TF's `as_graph_def(add_shapes=True)` does. The graph's own nodes are not changed.
-    """
-    start = from_version or 0
-    graph_ir = graph._as_ir(start)
-    if add_shapes:
-        graph_ir.nodes = [_with_output_shapes(op) for op in graph.get_operations()[start:]]
-    return convert.graph_to_proto(graph_ir)
-
-
-def _with_output_shapes(op: Operation) -> ir.NodeDef:
-    node = op.node_def.copy()
-    node.attrs["_output_shapes"] = [t.shape for t in op.outputs]
-    return node
-
-
 # ---------------------------------------------------------------------------------------------
 # import: the plan of one GraphDef node
 # ---------------------------------------------------------------------------------------------

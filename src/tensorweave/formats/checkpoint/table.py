@@ -24,7 +24,7 @@ from __future__ import annotations
 import struct
 
 from tensorweave import errors
-from tensorweave.training.checkpoint import crc as crc32c
+from tensorweave.formats.checkpoint import crc as crc32c
 
 MAGIC = 0xDB4775248B80FB57
 FOOTER_SIZE = 48

@@ -21,8 +21,8 @@ import tempfile
 
 from google.protobuf import text_format
 
+from tensorweave.formats.checkpoint.bundle import index_filename, normalize_prefix
 from tensorweave.proto.checkpoint_state_pb2 import CheckpointState
-from tensorweave.training.checkpoint.bundle import index_filename, normalize_prefix
 
 _LOG = logging.getLogger("tensorweave")
 LATEST_FILENAME = "checkpoint"

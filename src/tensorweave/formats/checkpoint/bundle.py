@@ -24,10 +24,10 @@ import threading
 import numpy as np
 
 from tensorweave import dtypes, errors
+from tensorweave.formats.checkpoint import commit, slices, strings
+from tensorweave.formats.checkpoint import crc as crc32c
+from tensorweave.formats.checkpoint.table import TableBuilder, read_table
 from tensorweave.proto import tensor_bundle_pb2, tensor_shape_pb2
-from tensorweave.training.checkpoint import commit, strings
-from tensorweave.training.checkpoint import crc as crc32c
-from tensorweave.training.checkpoint.table import TableBuilder, read_table
 
 HEADER_KEY = b""
 BUNDLE_VERSION = 1       # TF's kTensorBundleVersion
@@ -153,6 +153,39 @@ class BundleWriter:
             dtype=dtype.as_datatype_enum, shape=_shape_proto(array.shape), shard_id=0,
             offset=self._offset, size=size, crc32c=crc32c.mask(checksum))
         self._offset += size
+
+    def add_slice(self, name: str, spec: str, value, dtype: dtypes.DType | None = None) -> None:
+        """Appends `value` as a slice of tensor `name` (TF's BundleWriter::AddSlice): its bytes
+        under the slice key, the slice on `name`'s entry. `spec` is SaveV2's shape_and_slice
+        text ("10 3 0,5:-": full shape, then the slice; see `slices.py`).
+
+        Raises:
+          InvalidArgumentError: as `add`; a malformed spec; `value`'s shape is not the
+            slice's; `name` holds a whole tensor, or slices of another shape or dtype.
+        """
+        full_shape, part = slices.parse_shape_and_slice(spec)
+        array = np.asarray(value)
+        want = part.shape(full_shape)
+        if list(array.shape) != want:
+            raise errors.InvalidArgumentError(
+                None, None, f"Slice of {name!r} has shape {list(array.shape)}, but its "
+                            f"shape_and_slice says {want}")
+        dtype = _infer_dtype(array) if dtype is None else dtypes.as_dtype(dtype).base_dtype
+        self.add(part.key(name), array, dtype)
+        self._full_entry(name, full_shape, dtype).slices.append(part.to_proto())
+
+    def _full_entry(self, name: str, full_shape, dtype) -> tensor_bundle_pb2.BundleEntryProto:
+        key = name.encode()
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._entries[key] = tensor_bundle_pb2.BundleEntryProto(
+                dtype=dtype.as_datatype_enum, shape=_shape_proto(full_shape))
+        elif not entry.slices or entry.dtype != dtype.as_datatype_enum or \
+                [d.size for d in entry.shape.dim] != list(full_shape):
+            raise errors.InvalidArgumentError(
+                None, None, f"Slices of {name!r} disagree with what checkpoint "
+                            f"{self._prefix} already holds under that name")
+        return entry
 
     def _as_storage(self, key: bytes, array: np.ndarray, dtype: dtypes.DType) -> np.ndarray:
         want = storage_dtype(dtype)
@@ -301,7 +334,11 @@ class BundleReader:
         return self.header.num_shards
 
     def names(self) -> list[str]:
-        """Tensor names, sorted."""
+        """Tensor names, sorted; a sliced tensor by its full name, never its slice keys."""
+        return [n for n in self._entries if not slices.is_slice_key(n)]
+
+    def keys(self) -> list[str]:
+        """Every key of the index (slice keys included), sorted."""
         return list(self._entries)
 
     def entry(self, name: str) -> tensor_bundle_pb2.BundleEntryProto:
@@ -333,13 +370,11 @@ class BundleReader:
         Raises:
           NotFoundError: unknown name or a missing data file.
           DataLossError: the data file is truncated, or a checksum does not match.
-          UnimplementedError: a partitioned (sliced) tensor.
+          DataLossError: also, the saved slices of a sliced tensor do not cover it.
         """
         entry = self.entry(name)
         if entry.slices:
-            raise errors.UnimplementedError(
-                None, None, f"Tensor {name} in {self._prefix} is saved in slices (a "
-                            "partitioned variable); reading slices is not supported")
+            return self._assemble(name, entry)
         dtype = dtypes.as_dtype(entry.dtype)
         shape = tuple(d.size for d in entry.shape.dim)
         if dtype == dtypes.string:
@@ -347,6 +382,56 @@ class BundleReader:
         if mapped and entry.size >= _MAP_MIN:
             return self._map_numeric(name, entry, dtype, shape)
         return self._read_numeric(name, entry, dtype, shape)
+
+    def get_slice(self, name: str, spec: str) -> np.ndarray:
+        """The slice of tensor `name` that RestoreV2's shape_and_slice text `spec` names,
+        whether the tensor was saved whole or in slices (any slicing).
+
+        Raises: as `get_tensor`; InvalidArgumentError on a malformed spec or when the stored
+        shape is not the spec's full shape.
+        """
+        full_shape, part = slices.parse_shape_and_slice(spec)
+        stored = self.shape(name)
+        if stored != list(full_shape):
+            raise errors.InvalidArgumentError(
+                None, None, f"tensor_name = {name}; shape in shape_and_slice spec "
+                            f"{list(full_shape)} does not match the shape stored in checkpoint: "
+                            f"{stored} (checkpoint {self._prefix})")
+        entry = self.entry(name)
+        if not entry.slices:
+            return self.get_tensor(name)[part.index(stored)]
+        return self._gather_slices(name, entry, part.bounds(stored))
+
+    def _gather_slices(self, name: str, entry, want) -> np.ndarray:
+        """The region `want` ((start, stop) per dimension) of a sliced tensor, copied from
+        each saved slice that overlaps it; only those slices are read.
+
+        Raises: DataLossError when the saved slices do not cover the region.
+        """
+        full = [d.size for d in entry.shape.dim]
+        dtype = dtypes.as_dtype(entry.dtype)
+        out = np.empty([b - a for a, b in want],
+                       object if dtype == dtypes.string else storage_dtype(dtype))
+        covered = 0
+        for proto in entry.slices:
+            part = slices.Slice.from_proto(proto, len(full))
+            have = part.bounds(full)
+            overlap = [(max(a, c), min(b, d)) for (a, b), (c, d) in zip(want, have)]
+            if any(a >= b for a, b in overlap):
+                continue
+            value = self.get_tensor(part.key(name).decode("utf-8", "surrogateescape"))
+            out[tuple(slice(a - w, b - w) for (a, b), (w, _) in zip(overlap, want))] = \
+                value[tuple(slice(a - h, b - h) for (a, b), (h, _) in zip(overlap, have))]
+            covered += int(np.prod([b - a for a, b in overlap], dtype=np.int64))
+        if covered != out.size:
+            raise errors.DataLossError(
+                None, None, f"{self._prefix}: the saved slices of {name} cover {covered} of "
+                            f"the {out.size} elements asked for")
+        return out
+
+    def _assemble(self, name: str, entry) -> np.ndarray:
+        """The full tensor of a sliced entry, put together from its slices."""
+        return self._gather_slices(name, entry, [(0, d.size) for d in entry.shape.dim])
 
     def _read_numeric(self, name, entry, dtype, shape) -> np.ndarray:
         out = np.empty(shape, storage_dtype(dtype))
@@ -540,19 +625,31 @@ def merge_bundles(prefixes, destination: str, delete_old_dirs: bool = True,
     entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto] = {}
     sources, base = [], 0
     for r in readers:
-        for name in r.names():
-            key = name.encode("utf-8", "surrogateescape")
-            if key in entries:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Duplicate tensor key {name} while merging {r.prefix}")
-            e = tensor_bundle_pb2.BundleEntryProto()
-            e.CopyFrom(r.entry(name))
-            e.shard_id += base
-            entries[key] = e
+        for name in r.keys():
+            _merge_entry(entries, name, r.entry(name), base, r.prefix)
         sources += [data_filename(r.prefix, i, r.num_shards) for i in range(r.num_shards)]
         base += r.num_shards
         r.close()
     _finish_merge(readers, sources, entries, destination, total, delete_old_dirs)
+
+
+def _merge_entry(entries, name: str, entry, base: int, prefix: str) -> None:
+    """Adds one bundle's entry; the slices of a tensor saved by several shards join up (as
+    TF's MergeBundles). Raises InvalidArgumentError on a duplicate or disagreeing name."""
+    key = name.encode("utf-8", "surrogateescape")
+    have = entries.get(key)
+    if have is not None:
+        if not (have.slices and entry.slices and have.dtype == entry.dtype
+                and have.shape == entry.shape):
+            raise errors.InvalidArgumentError(
+                None, None, f"Duplicate tensor key {name} while merging {prefix}")
+        have.slices.extend(entry.slices)
+        return
+    e = tensor_bundle_pb2.BundleEntryProto()
+    e.CopyFrom(entry)
+    if not e.slices:
+        e.shard_id += base
+    entries[key] = e
 
 
 def _present_bundles(prefixes, allow_missing: bool) -> list[BundleReader]:

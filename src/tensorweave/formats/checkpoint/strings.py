@@ -15,8 +15,8 @@ import struct
 
 import numpy as np
 
-from tensorweave.training.checkpoint import crc as crc32c
-from tensorweave.training.checkpoint.table import decode_varint, encode_varint
+from tensorweave.formats.checkpoint import crc as crc32c
+from tensorweave.formats.checkpoint.table import decode_varint, encode_varint
 
 _U32_MAX = 0xFFFFFFFF
 

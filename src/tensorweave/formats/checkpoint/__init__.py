@@ -3,7 +3,7 @@ file. `bundle.py` reads and writes one checkpoint; `table.py` is the index's sor
 format; `strings.py` the layout of string tensors; `state.py` the state file; `crc.py` the
 (masked) CRC-32C checksums."""
 
-from tensorweave.training.checkpoint.bundle import (  # noqa: F401
+from tensorweave.formats.checkpoint.bundle import (  # noqa: F401
     BundleReader,
     BundleWriter,
     data_filename,
@@ -11,7 +11,7 @@ from tensorweave.training.checkpoint.bundle import (  # noqa: F401
     merge_bundles,
     normalize_prefix,
 )
-from tensorweave.training.checkpoint.state import (  # noqa: F401
+from tensorweave.formats.checkpoint.state import (  # noqa: F401
     CheckpointState,
     checkpoint_exists,
     generate_checkpoint_state_proto,

@@ -1,0 +1,1 @@
+"""tensorweave.formats."""

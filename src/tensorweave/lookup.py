@@ -1,0 +1,20 @@
+"""`tf.lookup` (TF1's `tf.compat.v1.lookup`)."""
+
+from tensorweave.ops.lookup_tables import (
+    KeyValueTensorInitializer,
+    MutableHashTable,
+    StaticHashTable,
+    StaticVocabularyTable,
+    TextFileIndex,
+    TextFileInitializer,
+)
+
+
+class experimental:  # noqa: N801 - TF's module name
+    """`tf.lookup.experimental`."""
+
+    MutableHashTable = MutableHashTable
+
+
+__all__ = ["KeyValueTensorInitializer", "StaticHashTable", "StaticVocabularyTable",
+           "TextFileIndex", "TextFileInitializer", "experimental"]
