@@ -282,3 +282,30 @@ def test_evaluate_once_restores_the_checkpoint_and_writes_summaries(tmp_path):
     assert len(events) == 1
     steps = [e.step for e in tf.train.summary_iterator(str(events[0])) if e.summary.value]
     assert steps == [9]
+
+
+def test_slim_nets_vgg16_names_and_end_points():
+    vgg = slim.nets.vgg
+    with tf.Graph().as_default():
+        images = tf.placeholder(tf.float32, [2, 224, 224, 3])
+        with slim.arg_scope(vgg.vgg_arg_scope()):
+            logits, end_points = vgg.vgg_16(images, num_classes=1000)
+        assert logits.shape.as_list() == [2, 1000] and logits.op.name == "vgg_16/fc8/squeezed"
+        names = [v.op.name for v in slim.get_model_variables()]
+        assert len(names) == 32 and names[:2] == ["vgg_16/conv1/conv1_1/weights",
+                                                  "vgg_16/conv1/conv1_1/biases"]
+        assert names[-2:] == ["vgg_16/fc8/weights", "vgg_16/fc8/biases"]
+        assert slim.get_model_variables("vgg_16/fc6")[0].shape.as_list() == [7, 7, 512, 4096]
+        assert list(end_points)[:3] == ["vgg_16/conv1/conv1_1", "vgg_16/conv1/conv1_2",
+                                        "vgg_16/pool1"]
+        assert end_points["vgg_16/pool5"].shape.as_list() == [2, 7, 7, 512]
+        assert end_points["vgg_16/fc8"] is logits
+        assert len(tf.losses.get_regularization_losses()) == 16
+    with tf.Graph().as_default():
+        with slim.arg_scope(vgg.vgg_arg_scope()):
+            logits, _ = vgg.vgg_a(tf.ones([1, 32, 32, 3]), num_classes=5, is_training=False,
+                                  fc_conv_padding="SAME")
+        assert logits.shape.as_list() == [1, 5]   # (fc6 alone holds 100M weights: no run)
+        assert [v.op.name for v in slim.get_model_variables()][:4] == [
+            "vgg_a/conv1/conv1_1/weights", "vgg_a/conv1/conv1_1/biases",
+            "vgg_a/conv2/conv2_1/weights", "vgg_a/conv2/conv2_1/biases"]

@@ -13,10 +13,10 @@ import math
 
 from tensorweave import dtypes
 from tensorweave.contrib.arg_scope import add_arg_scope
+from tensorweave.contrib.layers_utils import collect_named_outputs
 from tensorweave.framework.graph import (
     GraphKeys,
     add_to_collection,
-    add_to_collections,
     get_collection,
 )
 from tensorweave.framework.scopes import name_scope
@@ -89,18 +89,6 @@ xavier_initializer_conv2d = xavier_initializer
 
 
 # -- layers -----------------------------------------------------------------------------------
-def collect_named_outputs(collections, alias, outputs):
-    """Adds `outputs` (tagged with `alias`) to `collections`; returns `outputs`."""
-    if collections:
-        aliases = getattr(outputs, "aliases", None)
-        try:
-            outputs.aliases = (aliases or []) + [alias]
-        except AttributeError:
-            pass  # NOTE: a Tensor type without a settable attribute keeps no alias
-        add_to_collections(collections, outputs)
-    return outputs
-
-
 @add_arg_scope
 def flatten(inputs, outputs_collections=None, scope=None):
     """[batch, ...] → [batch, k] under the name scope `Flatten`."""

@@ -1,8 +1,9 @@
 """`tf.contrib.slim` (TF-Slim, TF 1.15): the contrib layers, initializers and regularizers,
-`arg_scope`, the variable helpers, and the `losses`, `metrics`, `learning` and `evaluation`
-modules, under one name: `slim = tf.contrib.slim`."""
+`arg_scope`, the variable helpers, and the `losses`, `metrics`, `learning`, `evaluation`,
+`utils` and `nets` modules, under one name: `slim = tf.contrib.slim`."""
 
 from tensorweave.contrib import layers
+from tensorweave.contrib import layers_utils as utils
 from tensorweave.contrib.arg_scope import (  # noqa: F401
     add_arg_scope,
     arg_scope,
@@ -34,7 +35,7 @@ from tensorweave.contrib.layers import (  # noqa: F401
     xavier_initializer,
     xavier_initializer_conv2d,
 )
-from tensorweave.contrib.slim import evaluation, learning, losses, metrics
+from tensorweave.contrib.slim import evaluation, learning, losses, metrics, nets
 from tensorweave.contrib.variables import (  # noqa: F401
     add_model_variable,
     assign_from_checkpoint_fn,
@@ -50,7 +51,7 @@ from tensorweave.contrib.variables import (  # noqa: F401
     variable,
 )
 
-__all__ = ["evaluation", "layers", "learning", "losses", "metrics", "arg_scope",
+__all__ = ["evaluation", "layers", "learning", "losses", "metrics", "nets", "utils", "arg_scope",
            "add_arg_scope", "conv2d", "fully_connected", "max_pool2d", "avg_pool2d",
            "flatten", "dropout", "batch_norm", "layer_norm", "repeat", "stack", "softmax",
            "one_hot_encoding", "l2_regularizer", "variance_scaling_initializer",

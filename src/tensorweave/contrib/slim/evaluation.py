@@ -44,9 +44,9 @@ def evaluate_once(master, checkpoint_path, logdir, num_evals=1, initial_op=None,
     """
     from tensorweave.client.session import Session
     from tensorweave.framework.graph import GraphKeys, get_collection
-    from tensorweave.ops.summary_ops import merge_all
     from tensorweave.monitoring.summary.writer import FileWriter
     from tensorweave.ops import control_flow_ops, variables
+    from tensorweave.ops.summary_ops import merge_all
     from tensorweave.ops.variable_scope import get_or_create_global_step
     from tensorweave.tf_logging import info
     from tensorweave.training.saver import Saver

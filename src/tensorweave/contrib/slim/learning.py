@@ -151,8 +151,8 @@ def _check_logdir_args(logdir, summary_op, saver, trace_every_n_steps) -> None:
 
 
 def _defaults(init_op, ready_op, local_init_op, summary_op):
-    from tensorweave.ops.summary_ops import merge_all
     from tensorweave.ops import variables
+    from tensorweave.ops.summary_ops import merge_all
 
     if init_op == _USE_DEFAULT:
         init_op = variables.global_variables_initializer()
