@@ -309,3 +309,22 @@ def test_slim_nets_vgg16_names_and_end_points():
         assert [v.op.name for v in slim.get_model_variables()][:4] == [
             "vgg_a/conv1/conv1_1/weights", "vgg_a/conv1/conv1_1/biases",
             "vgg_a/conv2/conv2_1/weights", "vgg_a/conv2/conv2_1/biases"]
+
+
+def test_create_train_op_gradient_multipliers_clipping_and_update_ops():
+    with tf.Graph().as_default():
+        a = tf.get_variable("a", initializer=tf.constant([1.0]))
+        b = tf.get_variable("b", initializer=tf.constant([1.0]))
+        counter = tf.get_variable("counter", initializer=tf.constant(0.0), trainable=False)
+        tf.add_to_collection(tf.GraphKeys.UPDATE_OPS, tf.assign_add(counter, 1.0))
+        loss = tf.reduce_sum(3.0 * a + 3.0 * b)           # both gradients 3
+        train_op = slim.learning.create_train_op(
+            loss, tf.train.GradientDescentOptimizer(1.0), clip_gradient_norm=2.0,
+            gradient_multipliers={"a": 0.5})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(train_op) == 6.0
+            # a: 3 * 0.5 = 1.5 (under the norm 2); b: 3 clipped to 2
+            got_a, got_b, got_counter = sess.run([a, b, counter])
+            np.testing.assert_allclose([got_a[0], got_b[0], got_counter], [-0.5, -1.0, 1.0])
+            assert sess.run(tf.train.get_global_step()) == 1
