@@ -328,3 +328,26 @@ def test_create_train_op_gradient_multipliers_clipping_and_update_ops():
             got_a, got_b, got_counter = sess.run([a, b, counter])
             np.testing.assert_allclose([got_a[0], got_b[0], got_counter], [-0.5, -1.0, 1.0])
             assert sess.run(tf.train.get_global_step()) == 1
+
+
+def test_assign_from_checkpoint_feeds_the_values(tmp_path):
+    path = str(tmp_path / "model.ckpt")
+    with tf.Graph().as_default():
+        tf.get_variable("w", initializer=tf.constant([[1.0, 2.0]]))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().save(sess, path)
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", initializer=tf.zeros([1, 2]))
+        other = tf.get_variable("other", initializer=tf.zeros([1]))
+        with pytest.raises(ValueError, match=r"Checkpoint is missing variable \[other\]"):
+            slim.assign_from_checkpoint(path, [w, other])
+        op, feed = slim.assign_from_checkpoint(path, [w, other], ignore_missing_vars=True)
+        assert [t.op.name for t in feed] == ["placeholder/w_1"]   # the failed call made one
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(op, feed)
+            assert sess.run(w).tolist() == [[1.0, 2.0]]
+        v = tf.get_variable("v", initializer=tf.zeros([3]))
+        with pytest.raises(ValueError, match="Total size of new array must be unchanged"):
+            slim.assign_from_checkpoint(path, {"w": v})

@@ -15,6 +15,7 @@ from tensorweave.contrib.arg_scope import (  # noqa: F401
 )
 from tensorweave.contrib.variables import (  # noqa: F401
     add_model_variable,
+    assign_from_checkpoint,
     assign_from_checkpoint_fn,
     get_local_variables,
     get_model_variables,
@@ -40,7 +41,7 @@ from tensorweave.training.checkpoint_utils import (  # noqa: F401
 )
 
 __all__ = ["add_arg_scope", "add_model_variable", "arg_scope", "arg_scope_func_key",
-           "arg_scoped_arguments", "assert_global_step", "assign_from_checkpoint_fn",
+           "arg_scoped_arguments", "assert_global_step", "assign_from_checkpoint", "assign_from_checkpoint_fn",
            "create_global_step", "current_arg_scope", "get_global_step",
            "get_local_variables", "get_model_variables", "get_or_create_global_step",
            "get_trainable_variables", "get_unique_variable", "get_variables",

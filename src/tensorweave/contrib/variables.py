@@ -151,7 +151,51 @@ def assign_from_checkpoint_fn(model_path, var_list, ignore_missing_vars=False,
     return callback
 
 
-__all__ = ["add_model_variable", "assign_from_checkpoint_fn", "get_local_variables",
+def _grouped(var_list) -> dict:
+    """{checkpoint name: [variables]} from a list (by op name) or a dict."""
+    if isinstance(var_list, (tuple, list)):
+        grouped: dict = {}
+        for var in var_list:
+            grouped.setdefault(var.op.name, []).append(var)
+        return grouped
+    return {name: list(v) if isinstance(v, (tuple, list)) else [v]
+            for name, v in var_list.items()}
+
+
+def assign_from_checkpoint(model_path, var_list, ignore_missing_vars=False):
+    """`(assign_op, feed_dict)`: running the op with the feed assigns each variable its
+    checkpoint value (read now, fed through `placeholder/<var name>`).
+
+    Raises:
+      ValueError: a name missing from the checkpoint (unless ignore_missing_vars), or a
+        shape that differs from the checkpoint's.
+    """
+    from tensorweave.ops import control_flow_ops
+    from tensorweave.ops.array_ops import placeholder
+    from tensorweave.training.checkpoint_utils import load_checkpoint
+
+    reader = load_checkpoint(model_path)
+    feed_dict, assign_ops = {}, []
+    for name, variables in _grouped(var_list).items():
+        if not reader.has_tensor(name):
+            message = f"Checkpoint is missing variable [{name}]"
+            if not ignore_missing_vars:
+                raise ValueError(message)
+            warning(message)
+            continue
+        value = reader.get_tensor(name)
+        for var in variables:
+            ph = placeholder(var.dtype.base_dtype, shape=var.shape,
+                             name="placeholder/" + var.op.name)
+            assign_ops.append(var.assign(ph))
+            if var.shape.as_list() != list(value.shape):
+                raise ValueError(f"Total size of new array must be unchanged for {name} "
+                                 f"lh_shape: [{value.shape}], rh_shape: [{var.shape}]")
+            feed_dict[ph] = value
+    return control_flow_ops.group(*assign_ops), feed_dict
+
+
+__all__ = ["add_model_variable", "assign_from_checkpoint", "assign_from_checkpoint_fn", "get_local_variables",
            "get_model_variables", "get_trainable_variables", "get_unique_variable",
            "get_variables", "get_variables_by_name", "get_variables_by_suffix",
            "get_variables_to_restore", "model_variable", "variable"]

@@ -38,6 +38,7 @@ from tensorweave.contrib.layers import (  # noqa: F401
 from tensorweave.contrib.slim import evaluation, learning, losses, metrics, nets
 from tensorweave.contrib.variables import (  # noqa: F401
     add_model_variable,
+    assign_from_checkpoint,
     assign_from_checkpoint_fn,
     get_local_variables,
     get_model_variables,
@@ -56,4 +57,4 @@ __all__ = ["evaluation", "layers", "learning", "losses", "metrics", "nets", "uti
            "flatten", "dropout", "batch_norm", "layer_norm", "repeat", "stack", "softmax",
            "one_hot_encoding", "l2_regularizer", "variance_scaling_initializer",
            "xavier_initializer", "get_variables", "get_model_variables", "model_variable",
-           "variable", "get_variables_to_restore", "assign_from_checkpoint_fn"]
+           "variable", "get_variables_to_restore", "assign_from_checkpoint", "assign_from_checkpoint_fn"]
