@@ -40,11 +40,12 @@ from tensorweave.training.checkpoint_utils import (  # noqa: F401
     load_variable,
 )
 
-__all__ = ["add_arg_scope", "add_model_variable", "arg_scope", "arg_scope_func_key",
-           "arg_scoped_arguments", "assert_global_step", "assign_from_checkpoint", "assign_from_checkpoint_fn",
-           "create_global_step", "current_arg_scope", "get_global_step",
-           "get_local_variables", "get_model_variables", "get_or_create_global_step",
-           "get_trainable_variables", "get_unique_variable", "get_variables",
-           "get_variables_by_name", "get_variables_by_suffix", "get_variables_to_restore",
-           "has_arg_scope", "list_variables", "load_checkpoint", "load_variable",
-           "model_variable", "nest", "variable"]
+__all__ = [
+    "add_arg_scope", "add_model_variable", "arg_scope", "arg_scope_func_key",
+    "arg_scoped_arguments", "assert_global_step", "assign_from_checkpoint",
+    "assign_from_checkpoint_fn", "create_global_step", "current_arg_scope", "get_global_step",
+    "get_local_variables", "get_model_variables", "get_or_create_global_step",
+    "get_trainable_variables", "get_unique_variable", "get_variables", "get_variables_by_name",
+    "get_variables_by_suffix", "get_variables_to_restore", "has_arg_scope", "list_variables",
+    "load_checkpoint", "load_variable", "model_variable", "nest", "variable",
+]

@@ -195,7 +195,9 @@ def assign_from_checkpoint(model_path, var_list, ignore_missing_vars=False):
     return control_flow_ops.group(*assign_ops), feed_dict
 
 
-__all__ = ["add_model_variable", "assign_from_checkpoint", "assign_from_checkpoint_fn", "get_local_variables",
-           "get_model_variables", "get_trainable_variables", "get_unique_variable",
-           "get_variables", "get_variables_by_name", "get_variables_by_suffix",
-           "get_variables_to_restore", "model_variable", "variable"]
+__all__ = [
+    "add_model_variable", "assign_from_checkpoint", "assign_from_checkpoint_fn",
+    "get_local_variables", "get_model_variables", "get_trainable_variables",
+    "get_unique_variable", "get_variables", "get_variables_by_name", "get_variables_by_suffix",
+    "get_variables_to_restore", "model_variable", "variable",
+]

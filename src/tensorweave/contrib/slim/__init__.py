@@ -52,9 +52,11 @@ from tensorweave.contrib.variables import (  # noqa: F401
     variable,
 )
 
-__all__ = ["evaluation", "layers", "learning", "losses", "metrics", "nets", "utils", "arg_scope",
-           "add_arg_scope", "conv2d", "fully_connected", "max_pool2d", "avg_pool2d",
-           "flatten", "dropout", "batch_norm", "layer_norm", "repeat", "stack", "softmax",
-           "one_hot_encoding", "l2_regularizer", "variance_scaling_initializer",
-           "xavier_initializer", "get_variables", "get_model_variables", "model_variable",
-           "variable", "get_variables_to_restore", "assign_from_checkpoint", "assign_from_checkpoint_fn"]
+__all__ = [
+    "evaluation", "layers", "learning", "losses", "metrics", "nets", "utils", "arg_scope",
+    "add_arg_scope", "conv2d", "fully_connected", "max_pool2d", "avg_pool2d", "flatten",
+    "dropout", "batch_norm", "layer_norm", "repeat", "stack", "softmax", "one_hot_encoding",
+    "l2_regularizer", "variance_scaling_initializer", "xavier_initializer", "get_variables",
+    "get_model_variables", "model_variable", "variable", "get_variables_to_restore",
+    "assign_from_checkpoint", "assign_from_checkpoint_fn",
+]
