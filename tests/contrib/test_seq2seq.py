@@ -165,3 +165,42 @@ def test_attention_seq2seq_learns_reverse_copy_greedy_and_beam(tmp_path):
                     assert (ids[:, :T + 1, 0] == c).all(1).mean() > 0.9
                     assert (np.diff(scores[:, -1], axis=1) <= 1e-6).all()   # best beam first
                     assert (ids[:, T + 1:, 0] == EOS).all()
+
+
+def test_beam_search_reorders_the_alignment_history_along_the_final_beams():
+    b, t_mem, h, v, w, steps = 2, 4, 6, 7, 3, 5
+    memory = np.random.RandomState(0).normal(size=(b, t_mem, h)).astype(np.float32)
+    with tf.Graph().as_default():
+        mechanism = seq2seq.LuongAttention(h, seq2seq.tile_batch(tf.constant(memory), w))
+        cell = seq2seq.AttentionWrapper(tf.nn.rnn_cell.LSTMCell(h), mechanism,
+                                        alignment_history=True)
+        emb = tf.get_variable("emb", [v, 5], initializer=tf.random_normal_initializer(seed=1))
+        proj = tf.layers.Dense(v)
+        results = []
+        for reorder in (True, False):
+            decoder = seq2seq.BeamSearchDecoder(cell, emb, tf.fill([b], 1), 2,
+                                                cell.zero_state(b * w, tf.float32), w,
+                                                output_layer=proj,
+                                                reorder_tensor_arrays=reorder)
+            out, state, _ = seq2seq.dynamic_decode(decoder, maximum_iterations=steps)
+            history = state.cell_state.alignment_history
+            results.append((history if reorder else history.stack(),
+                            out.beam_search_decoder_output.parent_ids, state.lengths))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            (sorted_h, parents, lengths), (raw_h, parents2, _) = sess.run(results)
+    np.testing.assert_array_equal(parents, parents2)
+    n = raw_h.shape[0]
+    raw = raw_h.reshape(n, b, w, t_mem)
+    expected = raw.copy()
+    for i in range(b):
+        last = int(lengths[i].max())
+        for k in range(w):
+            beam = k
+            for t in range(min(last, n) - 1, -1, -1):
+                if t < lengths[i, k]:
+                    expected[t, i, k] = raw[t, i, beam]
+                beam = parents[i, t, beam]
+    assert not np.allclose(expected, raw)          # the beams did cross
+    np.testing.assert_allclose(sorted_h.reshape(n, b, w, t_mem), expected, rtol=1e-6)
+    np.testing.assert_allclose(sorted_h.sum(-1), 1.0, rtol=1e-5)

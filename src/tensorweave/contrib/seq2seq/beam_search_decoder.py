@@ -5,8 +5,9 @@ with `end_token` at no cost. The initial cell state must come tiled with `tile_b
 ([batch * beam, ...]). `dynamic_decode` returns FinalBeamSearchDecoderOutput with
 `predicted_ids` [batch, time, beam] backtracked by `gather_tree`.
 
-Not supported: coverage_penalty_weight != 0, and reordering TensorArrays (alignment
-histories) in the cell state."""
+TensorArrays in the cell state (an AttentionWrapper's alignment history) come back stacked
+and reordered along the final beams (`reorder_tensor_arrays`). Not supported:
+coverage_penalty_weight != 0."""
 
 from __future__ import annotations
 
@@ -15,7 +16,11 @@ import collections
 import numpy as np
 
 from tensorweave import dtypes
-from tensorweave.contrib.seq2seq.beam_search_ops import gather_tree, tile_batch  # noqa: F401
+from tensorweave.contrib.seq2seq.beam_search_ops import (  # noqa: F401
+    gather_tree,
+    gather_tree_from_array,
+    tile_batch,
+)
 from tensorweave.contrib.seq2seq.decoder import Decoder
 from tensorweave.framework.scopes import name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
@@ -117,6 +122,7 @@ class BeamSearchDecoder(Decoder):
         self._batch_size = array_ops.size(start_tokens)
         self._beam_width = beam_width
         self._length_penalty_weight = length_penalty_weight
+        self._reorder_tensor_arrays = reorder_tensor_arrays
         self._initial_cell_state = map_structure(self._maybe_split_batch_beams, initial_state,
                                                  self._cell.state_size)
         self._start_tokens = joining_ops.tile(array_ops.expand_dims(self._start_tokens, 1),
@@ -267,5 +273,23 @@ class BeamSearchDecoder(Decoder):
         predicted_ids = gather_tree(outputs.predicted_ids, outputs.parent_ids,
                                     max_sequence_lengths=max_lengths,
                                     end_token=self._end_token)
+        if self._reorder_tensor_arrays:
+            final_state = final_state._replace(cell_state=map_structure(
+                lambda t: self._maybe_sort_array_beams(t, outputs.parent_ids,
+                                                       final_state.lengths),
+                final_state.cell_state))
         return FinalBeamSearchDecoderOutput(beam_search_decoder_output=outputs,
                                             predicted_ids=predicted_ids), final_state
+
+    def _maybe_sort_array_beams(self, t, parent_ids, sequence_length):
+        """A TensorArray of [batch * beam, ...] steps → the stacked steps in beam order."""
+        if not isinstance(t, TensorArray):
+            return t
+        shape = t.element_shape
+        if shape.ndims is None or shape.ndims < 1:
+            return t
+        static = self._static_batch()
+        first = shape.as_list()[0]
+        if static is not None and first is not None and first != static * self._beam_width:
+            return t
+        return gather_tree_from_array(t.stack(), parent_ids, sequence_length)

@@ -88,3 +88,30 @@ def gather_tree(step_ids, parent_ids, max_sequence_lengths, end_token, name=None
         beams = gather_ops.where(ended, creation_ops.zeros_like(beams) + end_token, beams)
         beams.set_shape(step_ids.shape)
         return beams
+
+
+def gather_tree_from_array(t, parent_ids, sequence_length):
+    """Reorders a stacked per-step tensor `t` ([max_time, batch * beam, ...]) along the
+    beams `gather_tree` follows back from each final beam; steps past a beam's length keep
+    their own beam."""
+    shape = array_ops.shape(parent_ids)
+    max_time, batch_size, beam_width = shape[0], shape[1], shape[2]
+    beam_ids = joining_ops.tile(
+        array_ops.reshape(creation_ops.range(beam_width), [1, 1, -1]),
+        joining_ops.stack([max_time, batch_size, 1]))
+    lengths = math_ops.cast(sequence_length, dtypes.int32)
+    sorted_ids = gather_tree(beam_ids, parent_ids,
+                             max_sequence_lengths=reduction_ops.reduce_max(lengths, axis=1),
+                             end_token=beam_width + 1)
+    in_bound = joining_ops.transpose(creation_ops.sequence_mask(lengths, maxlen=max_time),
+                                     [2, 0, 1])
+    sorted_ids = gather_ops.where(in_bound, sorted_ids, beam_ids)
+    time_ind = joining_ops.tile(array_ops.reshape(creation_ops.range(max_time), [-1, 1, 1]),
+                                joining_ops.stack([1, batch_size, beam_width]))
+    batch_ind = joining_ops.tile(array_ops.reshape(creation_ops.range(batch_size), [1, -1, 1]),
+                                 joining_ops.stack([max_time, 1, beam_width]))
+    indices = joining_ops.stack([time_ind, batch_ind, sorted_ids], -1)
+    final_shape = array_ops.shape(t)
+    gather_from = array_ops.reshape(
+        t, joining_ops.stack([max_time, batch_size, beam_width, -1]))
+    return array_ops.reshape(gather_ops.gather_nd(gather_from, indices), final_shape)
