@@ -105,6 +105,19 @@ SUITES = [
          ("word2vec NCE step, vocab 200k", "word2vec_nce_200k_step_ms",
           "word2vec_nce_200k_step_ms", "≤ 1.2× the 10k step"),
      ]),
+    ("Serving the demo CNN with `tensorweave serve` (gRPC Predict; no TF Serving binary installs "
+     "here, so the TF column is TF's Session.run of the same SavedModel in process)",
+     "serving.py", "serving.py", [
+         ("batch 1 latency p50 (ms)", "grpc_b1_p50_ms", "session_b1_p50_ms", "—"),
+         ("batch 1 latency p99 (ms)", "grpc_b1_p99_ms", "session_b1_p99_ms", "—"),
+         ("our Session.run of the SavedModel, p50 (ms)", "session_b1_p50_ms",
+          "session_b1_p50_ms", "≤ 1.0× TF"),
+         ("32 clients, no batching (requests/s)", "grpc_32_clients_no_batching_req_per_s",
+          None, ""),
+         ("32 clients, batching 32 / 2 ms (requests/s)", "grpc_32_clients_batching_req_per_s",
+          None, ""),
+         ("server peak RSS, batching (MB)", "server_rss_batching_MB", None, ""),
+     ]),
     ("Resource watcher overhead (% of step time)", "monitoring.py", None, [
         ("watcher at its default interval", "overhead_percent", None, "< 1%"),
     ]),

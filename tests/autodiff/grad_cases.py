@@ -547,4 +547,5 @@ NO_GRADIENT.update({
     "SparseSparseMinimum": "TF defines no gradient",
     "SparseSplit": "TF defines no gradient",
     "MaxPool3DGrad": "TF's needs MaxPool3DGradGrad (not registered here)",
+    "LookupTableFindV2": "a table lookup: TF defines no gradient",
 })

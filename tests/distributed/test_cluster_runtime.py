@@ -118,6 +118,38 @@ def test_loops_and_conds_split_over_tasks(cluster):
             assert sess.run(c, {x: -1.0}) == pytest.approx(-33.0)
 
 
+@pytest.mark.parametrize("update", [lambda v: tf.assign_add(v, 1),
+                                    lambda v: tf.assign(v, v + 1)], ids=["assign_add", "assign"])
+def test_a_ps_variable_read_under_a_control_dependency_sees_the_update(cluster, update):
+    """TF 2.21 gives 1..4: the worker's recv of the ref waits for ^update (graph_partition.cc
+    AddReadControl), and the sent tensor aliases the variable's buffer."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(PS0):
+            v = tf.Variable(0, name="ctl_read_v")
+        with tf.device(W0), tf.control_dependencies([update(v)]):
+            r = tf.identity(v.read_value())
+        with tf.Session(cluster.target("worker", 0)) as sess:
+            sess.run(v.initializer)
+            assert [int(sess.run(r)) for _ in range(4)] == [1, 2, 3, 4]
+
+
+def test_global_step_read_after_a_train_op_across_tasks(cluster):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(PS0):
+            step = tf.train.get_or_create_global_step()
+            w = tf.Variable(1.0, name="w")
+        with tf.device(W0):
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.square(w),
+                                                                   global_step=step)
+            with tf.control_dependencies([train]):
+                after = tf.identity(step.read_value())
+        with tf.Session(cluster.target("worker", 0)) as sess:
+            sess.run(tf.global_variables_initializer())
+            assert [int(sess.run(after)) for _ in range(3)] == [1, 2, 3]
+
+
 @pytest.mark.slow
 def test_killed_ps_mid_step_fails_the_step_and_a_restart_is_picked_up():
     before = {t.ident for t in threading.enumerate()}

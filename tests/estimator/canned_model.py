@@ -7,7 +7,7 @@ import numpy as np
 FEATURES = {"a": np.array([0.1, 0.7, 0.4, 0.9], np.float32),
             "b": np.array([1.5, -0.3, 0.2, 0.8], np.float32),
             "c": np.array(["hi", "lo", "lo", "mid"], object)}
-LABELS = np.array([1, 0, 0, 1], np.int64)
+LABELS = np.array([1, 0, 1, 1], np.int64)   # unbalanced: the logits bias always moves
 
 
 def columns(fc, kind):

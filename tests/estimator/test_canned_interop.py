@@ -21,9 +21,10 @@ _ENV = {"TF_CPP_MIN_LOG_LEVEL": "3", "TF_USE_LEGACY_KERAS": "1"}
 
 def _estimator(kind, model_dir):
     cols = canned_model.columns(tf.feature_column, kind)
+    config = tf.estimator.RunConfig(tf_random_seed=3)
     if kind == "linear":
-        return tf.estimator.LinearClassifier(cols, model_dir=model_dir)
-    return tf.estimator.DNNClassifier([4, 3], cols, model_dir=model_dir)
+        return tf.estimator.LinearClassifier(cols, model_dir=model_dir, config=config)
+    return tf.estimator.DNNClassifier([4, 3], cols, model_dir=model_dir, config=config)
 
 
 def _our_logits(est):

@@ -304,3 +304,17 @@ def test_model_to_estimator_trains_from_the_keras_weights(tmp_path):
                                                  shuffle=False)
     metrics = estimator.evaluate(eval_fn)
     assert metrics["global_step"] == 30 and metrics["loss"] < 0.5
+
+
+def test_weight_regularizers_reach_the_loss_in_every_layer_family():
+    """kernel/recurrent/depthwise/bias regularizers add REGULARIZATION_LOSSES (none ignored)."""
+    reg = keras.regularizers.l2(0.1)
+    x = keras.Input(shape=(6, 6, 2))
+    y = keras.layers.DepthwiseConv2D(3, depthwise_regularizer=reg, bias_regularizer=reg)(x)
+    y = keras.layers.SeparableConv2D(2, 3, pointwise_regularizer=reg)(y)
+    y = keras.layers.Reshape((2, 2))(y)
+    y = keras.layers.LSTM(3, kernel_regularizer=reg, recurrent_regularizer=reg)(y)
+    model = keras.Model(x, y)
+    assert len(model.losses) == 5
+    with pytest.raises(NotImplementedError, match="reset_after"):
+        keras.layers.GRU(3, reset_after=True)

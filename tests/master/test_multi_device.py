@@ -126,3 +126,73 @@ def test_rendezvous_contract():
     r.abort(tf.errors.AbortedError(None, None, "stop"))
     with pytest.raises(tf.errors.AbortedError):
         r.recv(key)
+
+
+def _read_after_update(update):
+    """`identity(v.read_value())` on cpu:0 under a control dependency on `update(v)`, with
+    the variable on cpu:1 (TF 2.21 gives 1, 2, 3 for both updates below)."""
+    with tf.device("/cpu:1"):
+        v = tf.Variable(0, name="v")
+        inc = update(v)
+    with tf.device("/cpu:0"), tf.control_dependencies([inc]):
+        r = tf.identity(v.read_value())
+    return v, r
+
+
+def test_a_ref_read_across_devices_waits_for_the_consumers_other_inputs():
+    v, r = _read_after_update(lambda v: tf.assign_add(v, 1))
+    with tf.Session(config=_cfg(2)) as s:
+        s.run(v.initializer)
+        meta = tf.RunMetadata()
+        got = [int(s.run(r, options=tf.RunOptions(output_partition_graphs=True),
+                         run_metadata=meta)) for _ in range(3)]
+    assert got == [1, 2, 3]
+    nodes = {nd.name: nd for g in meta.partition_graphs for nd in g.node}
+    read = nodes["read"]
+    ref_recv = nodes[read.input[0]]
+    ctl_recv = [i[1:] for i in read.input if i.startswith("^")]
+    # as TF's partition: the recv of v depends on the recv of ^AssignAdd (the _Send does not)
+    assert ref_recv.op == "_Recv" and [i[1:] for i in ref_recv.input] == ctl_recv
+    assert not [i for i in nodes[f"v/_send_{ref_recv.name.rsplit('_', 1)[1]}"].input
+                if i.startswith("^")]
+
+
+@pytest.mark.parametrize("update", [lambda v: tf.assign_add(v, 1),
+                                    lambda v: tf.assign(v, v + 1)], ids=["assign_add", "assign"])
+def test_a_ref_read_across_devices_sees_the_update_it_depends_on(update):
+    v, r = _read_after_update(update)
+    with tf.Session(config=_cfg(2)) as s:
+        s.run(v.initializer)
+        assert [int(s.run(r)) for _ in range(3)] == [1, 2, 3]
+
+
+def test_ref_recvs_are_not_shared_so_their_controls_make_no_cycle():
+    """Two readers of v on cpu:0: one plain, one after an op that needs the plain one. A
+    shared recv would wait for that op, which waits for the recv: each gets its own."""
+    with tf.device("/cpu:1"):
+        v = tf.Variable(1.0, name="v")
+    with tf.device("/cpu:0"):
+        a = tf.identity(v) * 2.0
+        with tf.control_dependencies([a]):
+            b = tf.identity(v) + 1.0
+    with tf.Session(config=_cfg(2)) as s:
+        s.run(v.initializer)
+        assert s.run([a, b]) == [2.0, 2.0]
+
+
+def test_ref_read_controls_beside_a_while_loop_and_a_queue():
+    with tf.device("/cpu:1"):
+        v = tf.Variable(0.0, name="v")
+        inc = tf.assign_add(v, 1.0)
+    with tf.device("/cpu:0"):
+        q = tf.FIFOQueue(4, tf.float32)
+        with tf.control_dependencies([inc]):
+            enq = q.enqueue(tf.identity(v))
+        _, total = tf.while_loop(lambda i, t: i < 3, lambda i, t: (i + 1, t + v),
+                                 [tf.constant(0), tf.constant(0.0)])
+    with tf.Session(config=_cfg(2)) as s:
+        s.run(v.initializer)
+        s.run(enq)
+        s.run(enq)
+        assert s.run([q.dequeue(), q.dequeue()]) == [1.0, 2.0]
+        assert s.run(total) == 6.0

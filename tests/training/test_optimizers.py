@@ -414,3 +414,17 @@ def test_minimize_var_list_and_grad_loss():
         sess.run(op)
         np.testing.assert_array_equal(sess.run(k), before)
         np.testing.assert_allclose(sess.run(b), [-1.0] * 3)
+
+
+def test_global_step_fetched_beside_minimize_is_the_value_after_the_step():
+    """TF 2.21 with ref variables (tf.disable_v2_behavior(), TF1's default) gives 1, 2, 3:
+    the fetch is the variable itself, whose buffer the increment updates in place. TF gives
+    0, 1, 2 only with resource variables (ReadVariableOp snapshots, updates copy on write),
+    which tensorweave does not have."""
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        w = tf.Variable(1.0, name="w")
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.square(w), global_step=step)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert [int(sess.run([train, step])[1]) for _ in range(3)] == [1, 2, 3]

@@ -57,7 +57,10 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
     return _float(nn_ops.in_top_k(y_pred, labels, k))
 
 
-acc = accuracy = None  # NOTE: resolved per output by `resolve` (the loss decides which)
+def accuracy(y_true, y_pred):
+    """Element-wise equality (tf.keras.metrics.accuracy); `compile(metrics=["accuracy"])`
+    picks the accuracy the loss implies instead (`resolve`)."""
+    return _float(math_ops.equal(y_true, y_pred))
 
 
 def resolve(identifier, loss_fn, output_shape) -> tuple[str, object]:

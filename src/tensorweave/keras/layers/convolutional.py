@@ -186,9 +186,7 @@ def _repeat_axis(x, times: int, axis: int):
     return array_ops.reshape(tiled, new_shape)
 
 
-Convolution2D, Convolution1D, Deconvolution2D, Conv2DTranspose_ = (Conv2D, Conv1D,
-                                                                   Conv2DTranspose,
-                                                                   Conv2DTranspose)
+Convolution2D, Convolution1D, Deconvolution2D = Conv2D, Conv1D, Conv2DTranspose
 
 
 @keras_layer
@@ -197,11 +195,12 @@ class DepthwiseConv2D(Layer):
 
     def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
                  data_format=None, activation=None, use_bias=True,
-                 depthwise_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
-        for unused in ("depthwise_regularizer", "bias_regularizer", "depthwise_constraint",
-                       "bias_constraint", "dilation_rate"):
-            kwargs.pop(unused, None)
+                 depthwise_initializer="glorot_uniform", bias_initializer="zeros",
+                 depthwise_regularizer=None, bias_regularizer=None, depthwise_constraint=None,
+                 bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
+        self._weight_args = _weight_args(depthwise=(depthwise_regularizer, depthwise_constraint),
+                                         bias=(bias_regularizer, bias_constraint))
         self.kernel_size, self.strides = _pairs(kernel_size), _pairs(strides)
         self.padding, self.depth_multiplier = padding.upper(), int(depth_multiplier)
         self.activation, self.use_bias = _activation(activation), use_bias
@@ -212,9 +211,10 @@ class DepthwiseConv2D(Layer):
         channels = int(input_shape[-1])
         self.depthwise_kernel = self.add_weight(
             "depthwise_kernel", [*self.kernel_size, channels, self.depth_multiplier],
-            initializer=self.depthwise_initializer)
+            initializer=self.depthwise_initializer, **self._weight_args["depthwise"])
         self.bias = self.add_weight("bias", [channels * self.depth_multiplier],
-                                    initializer=self.bias_initializer) if self.use_bias else None
+                                    initializer=self.bias_initializer,
+                                    **self._weight_args["bias"]) if self.use_bias else None
         self.built = True
 
     def call(self, inputs):
@@ -233,11 +233,13 @@ class SeparableConv2D(Layer):
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, depth_multiplier=1, activation=None, use_bias=True,
                  depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
-                 bias_initializer="zeros", **kwargs):
-        for unused in ("depthwise_regularizer", "pointwise_regularizer", "bias_regularizer",
-                       "depthwise_constraint", "pointwise_constraint", "bias_constraint"):
-            kwargs.pop(unused, None)
+                 bias_initializer="zeros", depthwise_regularizer=None,
+                 pointwise_regularizer=None, bias_regularizer=None, depthwise_constraint=None,
+                 pointwise_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
+        self._weight_args = _weight_args(depthwise=(depthwise_regularizer, depthwise_constraint),
+                                         pointwise=(pointwise_regularizer, pointwise_constraint),
+                                         bias=(bias_regularizer, bias_constraint))
         self.filters, self.depth_multiplier = int(filters), int(depth_multiplier)
         self.kernel_size = _pairs(kernel_size, self.rank)
         self.strides = _pairs(strides, self.rank)
@@ -251,12 +253,13 @@ class SeparableConv2D(Layer):
         channels = int(input_shape[-1])
         self.depthwise_kernel = self.add_weight(
             "depthwise_kernel", [*self.kernel_size, channels, self.depth_multiplier],
-            initializer=self.depthwise_initializer)
+            initializer=self.depthwise_initializer, **self._weight_args["depthwise"])
         self.pointwise_kernel = self.add_weight(
             "pointwise_kernel", [*(1,) * self.rank, channels * self.depth_multiplier,
-                                 self.filters], initializer=self.pointwise_initializer)
-        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer) \
-            if self.use_bias else None
+                                 self.filters], initializer=self.pointwise_initializer,
+            **self._weight_args["pointwise"])
+        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+                                    **self._weight_args["bias"]) if self.use_bias else None
         self.built = True
 
     def _separable(self, x, depthwise, pointwise, strides):
@@ -280,6 +283,11 @@ class SeparableConv1D(SeparableConv2D):
                             array_ops.expand_dims(self.pointwise_kernel, 0),
                             (1, self.strides[0]))
         return _finish(self, array_ops.squeeze(y, [1]))
+
+
+def _weight_args(**weights) -> dict:
+    """{weight: {"regularizer": ..., "constraint": ...}} for `add_weight`."""
+    return {w: {"regularizer": r, "constraint": c} for w, (r, c) in weights.items()}
 
 
 def _finish(layer, y):

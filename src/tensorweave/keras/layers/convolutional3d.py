@@ -7,7 +7,7 @@ from __future__ import annotations
 from tensorweave.keras import activations, initializers
 from tensorweave.keras import backend as K
 from tensorweave.keras.engine.base_layer import Layer, keras_layer
-from tensorweave.keras.layers.convolutional import _pairs, _repeat_axis
+from tensorweave.keras.layers.convolutional import _pairs, _repeat_axis, _weight_args
 from tensorweave.keras.layers.pooling import _Global
 from tensorweave.ops import array_ops, joining_ops, nn_conv3d, nn_ops
 
@@ -26,11 +26,14 @@ class Conv3D(Layer):
 
     def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
                  data_format=None, dilation_rate=(1, 1, 1), activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
-        for unused in ("kernel_regularizer", "bias_regularizer", "activity_regularizer",
-                       "kernel_constraint", "bias_constraint", "output_padding"):
-            kwargs.pop(unused, None)
-        super().__init__(**kwargs)
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        if kwargs.pop("output_padding", None) is not None:
+            raise NotImplementedError("Conv3DTranspose: output_padding is not supported")
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self._weight_args = _weight_args(kernel=(kernel_regularizer, kernel_constraint),
+                                         bias=(bias_regularizer, bias_constraint))
         self.filters = int(filters)
         self.kernel_size, self.strides = _pairs(kernel_size, 3), _pairs(strides, 3)
         self.dilation_rate = _pairs(dilation_rate, 3)
@@ -43,9 +46,10 @@ class Conv3D(Layer):
         channels = int(input_shape[-1])
         shape = [*self.kernel_size, self.filters, channels] if self.transpose else \
             [*self.kernel_size, channels, self.filters]
-        self.kernel = self.add_weight("kernel", shape, initializer=self.kernel_initializer)
-        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer) \
-            if self.use_bias else None
+        self.kernel = self.add_weight("kernel", shape, initializer=self.kernel_initializer,
+                                      **self._weight_args["kernel"])
+        self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+                                    **self._weight_args["bias"]) if self.use_bias else None
         self.built = True
 
     def _convolve(self, inputs):
@@ -161,6 +165,5 @@ class Cropping3D(Layer):
         return inputs[:, a:dims[0] - b, c:dims[1] - d, e:dims[2] - f, :]
 
 
-Convolution3D, Conv3DTranspose_, MaxPool3D, AvgPool3D = (Conv3D, Conv3DTranspose,
-                                                         MaxPooling3D, AveragePooling3D)
+Convolution3D, MaxPool3D, AvgPool3D = Conv3D, MaxPooling3D, AveragePooling3D
 GlobalAvgPool3D, GlobalMaxPool3D = GlobalAveragePooling3D, GlobalMaxPooling3D

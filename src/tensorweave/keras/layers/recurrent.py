@@ -38,12 +38,19 @@ class _Cell(Layer):
     def __init__(self, units, activation="tanh", recurrent_activation="hard_sigmoid",
                  use_bias=True, kernel_initializer="glorot_uniform",
                  recurrent_initializer="orthogonal", bias_initializer="zeros",
-                 unit_forget_bias=True, dropout=0.0, recurrent_dropout=0.0, **kwargs):
-        for unused in ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
-                       "kernel_constraint", "recurrent_constraint", "bias_constraint",
-                       "implementation", "reset_after"):
-            kwargs.pop(unused, None)
+                 unit_forget_bias=True, dropout=0.0, recurrent_dropout=0.0,
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
+                 implementation=1, reset_after=False, **kwargs):
+        if reset_after:
+            raise NotImplementedError("GRU(reset_after=True) (the cuDNN-compatible GRU of TF "
+                                      "2.x) is not supported; TF 1.x's default is False")
         super().__init__(**kwargs)
+        self._weight_args = {
+            "kernel": {"regularizer": kernel_regularizer, "constraint": kernel_constraint},
+            "recurrent_kernel": {"regularizer": recurrent_regularizer,
+                                 "constraint": recurrent_constraint},
+            "bias": {"regularizer": bias_regularizer, "constraint": bias_constraint}}
         self.units = int(units)
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
@@ -60,11 +67,13 @@ class _Cell(Layer):
     def build(self, input_shape) -> None:
         dim = int(input_shape[-1])
         n = self.gates * self.units
-        self.kernel = self.add_weight("kernel", [dim, n], initializer=self.kernel_initializer)
+        self.kernel = self.add_weight("kernel", [dim, n], initializer=self.kernel_initializer,
+                                      **self._weight_args["kernel"])
         self.recurrent_kernel = self.add_weight("recurrent_kernel", [self.units, n],
-                                                initializer=self.recurrent_initializer)
-        self.bias = self.add_weight("bias", [n], initializer=self._bias_init()) \
-            if self.use_bias else None
+                                                initializer=self.recurrent_initializer,
+                                                **self._weight_args["recurrent_kernel"])
+        self.bias = self.add_weight("bias", [n], initializer=self._bias_init(),
+                                    **self._weight_args["bias"]) if self.use_bias else None
         self.built = True
 
     def _bias_init(self):
@@ -151,6 +160,7 @@ class RNN(Layer):
         self.cell._dtype = self._dtype
         self.cell.build([shape[0], shape[-1]])
         self._trainable_weights.extend(self.cell.trainable_weights)
+        self._losses.extend(self.cell.losses)   # the cell's weight regularizers
         self.built = True
 
     def compute_mask(self, inputs, mask=None):

@@ -2,8 +2,10 @@
 
 A variable kernel finds its `Ref` in the device's resource container at plan-build time
 (`container`, `shared_name` or the node name), so every plan of a session shares it. Mutating
-kernels hold `ref.lock`; `Assign` stores a fresh array (never the assigned input), the update
-ops change the stored array in place.
+kernels hold `ref.lock`. `Assign` copies into the stored array when the shape is unchanged
+(as TF's AssignOp copies into the existing buffer), else stores a fresh array (never the
+assigned input); the update ops change the stored array in place. So a tensor that aliases the
+variable's buffer (a `_Send` of the ref waiting for its transfer) sees every later update.
 """
 
 from __future__ import annotations
@@ -100,13 +102,16 @@ def _assign(node):
     np_dtype = node.attr("T").np_dtype
 
     def run(ref, value):
-        new = np.array(value, dtype=np_dtype)  # NOTE: a copy: the input may be a constant
+        value = np.asarray(value, dtype=np_dtype)
         with ref.lock:
             old = ref.value
-            if validate and old is not None and old.shape != new.shape:
+            if validate and old is not None and old.shape != value.shape:
                 raise _invalid("Assign requires shapes of both tensors to match. lhs shape= "
-                               f"{_fmt(old.shape)} rhs shape= {_fmt(new.shape)}")
-            ref.value = new
+                               f"{_fmt(old.shape)} rhs shape= {_fmt(value.shape)}")
+            if old is not None and old.shape == value.shape and old.flags.writeable:
+                np.copyto(old, value)  # NOTE: TF's AssignOp copies into the existing buffer
+            else:
+                ref.value = np.array(value)  # NOTE: a copy: the input may be a constant
         return ref
 
     return run
