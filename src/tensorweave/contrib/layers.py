@@ -193,12 +193,16 @@ def fully_connected(inputs, num_outputs, activation_fn=_relu, normalizer_fn=None
 from tensorweave.contrib.layers_conv import (  # noqa: E402
     avg_pool2d,
     conv2d,
+    conv2d_transpose,
     convolution2d,
+    convolution2d_transpose,
     dropout,
     embed_sequence,
     max_pool2d,
     one_hot_encoding,
     repeat,
+    separable_conv2d,
+    separable_convolution2d,
     softmax,
     stack,
 )
@@ -215,4 +219,6 @@ __all__ = [
     "apply_regularization", "flatten", "fully_connected", "l1_l2_regularizer",
     "l1_regularizer", "l2_regularizer", "sum_regularizer", "variance_scaling_initializer",
     "xavier_initializer", "xavier_initializer_conv2d",
+    "conv2d_transpose", "convolution2d_transpose", "separable_conv2d",
+    "separable_convolution2d",
 ]

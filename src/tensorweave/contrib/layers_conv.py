@@ -208,3 +208,127 @@ def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializ
                                     dtype=dtypes.float32, initializer=initializer,
                                     regularizer=regularizer, trainable=trainable)
         return embedding_ops.embedding_lookup(embeddings, ids)
+
+
+def _finish(outputs, normalizer_fn, normalizer_params, activation_fn, outputs_collections,
+            alias):
+    if normalizer_fn is not None:
+        outputs = normalizer_fn(outputs, **(normalizer_params or {}))
+    if activation_fn is not None:
+        outputs = activation_fn(outputs)
+    return collect_named_outputs(outputs_collections, alias, outputs)
+
+
+@add_arg_scope
+def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME",
+                            data_format="NHWC", activation_fn=_relu, normalizer_fn=None,
+                            normalizer_params=None, weights_initializer=_XAVIER,
+                            weights_regularizer=None, biases_initializer=_ZEROS,
+                            biases_regularizer=None, reuse=None, variables_collections=None,
+                            outputs_collections=None, trainable=True, scope=None):
+    """Transposed convolution under `Conv2d_transpose` (`weights` [kh, kw, out, in],
+    `biases`)."""
+    from tensorweave.training.layers.convolutional import Conv2DTranspose
+
+    getter = _build_variable_getter({"bias": "biases", "kernel": "weights"})
+    with vs.variable_scope(scope, "Conv2d_transpose", [inputs], reuse=reuse,
+                           custom_getter=getter) as sc:
+        inputs = convert_to_tensor(inputs)
+        layer = Conv2DTranspose(
+            filters=num_outputs, kernel_size=kernel_size, strides=stride, padding=padding,
+            data_format=_data_format(data_format), activation=None,
+            use_bias=bool(not normalizer_fn and biases_initializer),
+            kernel_initializer=weights_initializer, bias_initializer=biases_initializer,
+            kernel_regularizer=weights_regularizer, bias_regularizer=biases_regularizer,
+            trainable=trainable, name=sc.name, dtype=inputs.dtype.base_dtype, _scope=sc,
+            _reuse=reuse)
+        outputs = layer.apply(inputs)
+        _add_variable_to_collections(layer.kernel, variables_collections, "weights")
+        if layer.bias is not None:
+            _add_variable_to_collections(layer.bias, variables_collections, "biases")
+        return _finish(outputs, normalizer_fn, normalizer_params, activation_fn,
+                       outputs_collections, sc.name)
+
+
+conv2d_transpose = convolution2d_transpose
+
+
+def _pair(value):
+    return tuple(value) if isinstance(value, (list, tuple)) else (value, value)
+
+
+def _depthwise(inputs, kernel_size, depth_multiplier, stride, padding, data_format, rate,
+               weights_initializer, weights_regularizer, biases_initializer,
+               biases_regularizer, normalizer_fn, variables_collections, trainable):
+    """The `num_outputs=None` branch: a depthwise convolution with `depthwise_weights`."""
+    from tensorweave.contrib.layers_norm import _collections
+    from tensorweave.contrib.variables import model_variable
+    from tensorweave.ops import nn_conv, nn_ops
+
+    dtype = inputs.dtype.base_dtype
+    first = data_format.startswith("NC")
+    channels = inputs.shape.as_list()[1 if first else -1]
+    (kh, kw), (sh, sw) = _pair(kernel_size), _pair(stride)
+    weights = model_variable("depthwise_weights", shape=[kh, kw, channels, depth_multiplier],
+                             dtype=dtype, initializer=weights_initializer,
+                             regularizer=weights_regularizer, trainable=trainable,
+                             collections=_collections(variables_collections, "weights"))
+    strides = [1, 1, sh, sw] if first else [1, sh, sw, 1]
+    outputs = nn_conv.depthwise_conv2d(inputs, weights, strides, padding, rate=_pair(rate),
+                                       data_format=data_format)
+    if normalizer_fn is None and biases_initializer is not None:
+        biases = model_variable("biases", shape=[depth_multiplier * channels], dtype=dtype,
+                                initializer=biases_initializer,
+                                regularizer=biases_regularizer, trainable=trainable,
+                                collections=_collections(variables_collections, "biases"))
+        outputs = nn_ops.bias_add(outputs, biases, data_format=data_format)
+    return outputs
+
+
+@add_arg_scope
+def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1, stride=1,
+                            padding="SAME", data_format="NHWC", rate=1, activation_fn=_relu,
+                            normalizer_fn=None, normalizer_params=None,
+                            weights_initializer=_XAVIER, pointwise_initializer=None,
+                            weights_regularizer=None, biases_initializer=_ZEROS,
+                            biases_regularizer=None, reuse=None, variables_collections=None,
+                            outputs_collections=None, trainable=True, scope=None):
+    """Depthwise-separable convolution under `SeparableConv2d` (`depthwise_weights`,
+    `pointwise_weights`, `biases`); with `num_outputs=None` only the depthwise part
+    (MobileNet's blocks)."""
+    from tensorweave.training.layers.separable import SeparableConv2D
+
+    rename = {"bias": "biases", "depthwise_kernel": "depthwise_weights",
+              "pointwise_kernel": "pointwise_weights"}
+    with vs.variable_scope(scope, "SeparableConv2d", [inputs], reuse=reuse,
+                           custom_getter=_build_variable_getter(rename)) as sc:
+        inputs = convert_to_tensor(inputs)
+        if num_outputs is None:
+            outputs = _depthwise(inputs, kernel_size, depth_multiplier, stride, padding,
+                                 data_format, rate, weights_initializer, weights_regularizer,
+                                 biases_initializer, biases_regularizer, normalizer_fn,
+                                 variables_collections, trainable)
+        else:
+            layer = SeparableConv2D(
+                filters=num_outputs, kernel_size=kernel_size, strides=_pair(stride),
+                padding=padding, data_format=_data_format(data_format),
+                dilation_rate=_pair(rate), activation=None, depth_multiplier=depth_multiplier,
+                use_bias=bool(not normalizer_fn and biases_initializer),
+                depthwise_initializer=weights_initializer,
+                pointwise_initializer=pointwise_initializer or weights_initializer,
+                bias_initializer=biases_initializer, depthwise_regularizer=weights_regularizer,
+                pointwise_regularizer=weights_regularizer,
+                bias_regularizer=biases_regularizer, trainable=trainable, name=sc.name,
+                dtype=inputs.dtype.base_dtype, _scope=sc, _reuse=reuse)
+            outputs = layer.apply(inputs)
+            _add_variable_to_collections(layer.depthwise_kernel, variables_collections,
+                                         "weights")
+            _add_variable_to_collections(layer.pointwise_kernel, variables_collections,
+                                         "weights")
+            if layer.bias is not None:
+                _add_variable_to_collections(layer.bias, variables_collections, "biases")
+        return _finish(outputs, normalizer_fn, normalizer_params, activation_fn,
+                       outputs_collections, sc.name)
+
+
+separable_conv2d = separable_convolution2d
