@@ -122,10 +122,23 @@ def test_train_and_evaluate(tmp_path):
         tf.estimator.train_and_evaluate(est, None, None)
 
 
-def test_export_saved_model_is_not_there_yet(tmp_path):
-    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
-    with pytest.raises(NotImplementedError, match="SavedModel"):
-        est.export_saved_model(str(tmp_path), None)
+def test_export_saved_model_serves_the_predict_graph(tmp_path):
+    from tensorweave.saved_model import loader
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path / "m"), params={"lr": 0.05})
+    with pytest.raises(ValueError, match="Couldn't find trained model"):
+        est.export_saved_model(str(tmp_path / "export"), lambda: None)
+    est.train(_input(), steps=30)
+    want = [p["classes"] for p in est.predict(_input(epochs=1, shuffle=False))]
+    receiver = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 3])})
+    path = est.export_saved_model(str(tmp_path / "export"), receiver).decode()
+    assert os.path.dirname(path) == str(tmp_path / "export")
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = loader.load(sess, ["serve"], path)
+        sig = meta.signature_def["serving_default"]
+        got = sess.run(sig.outputs["classes"].name, {sig.inputs["x"].name: X})
+    np.testing.assert_array_equal(got, want)
 
 
 def _iris_like():

@@ -117,8 +117,8 @@ _IRIS = """
 import sys, runpy, tensorweave
 sys.modules["tensorflow"] = tensorweave
 sys.path.insert(0, sys.argv[1])
-path = sys.argv[1] + "/premade_estimator.py"
-sys.argv = [path] + sys.argv[2:]
+path = sys.argv[1] + "/" + sys.argv[2]
+sys.argv = [path] + sys.argv[3:]
 runpy.run_path(path, run_name="__main__")
 """
 
@@ -126,7 +126,19 @@ runpy.run_path(path, run_name="__main__")
 @pytest.mark.slow
 def test_premade_estimator_iris(tmp_path):
     """tensorflow/models' premade_estimator.py: a DNNClassifier over numeric columns."""
-    r = _run(_IRIS, HERE / "iris", "--train_steps", "300", cwd=tmp_path)
+    r = _run(_IRIS, HERE / "iris", "premade_estimator.py", "--train_steps", "300", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    acc = float(re.search(r"Test set accuracy: ([0-9.]+)", r.stdout).group(1))
+    assert acc >= 0.85, r.stdout
+    got = re.findall(r'Prediction is "(\w+)" \(([0-9.]+)%\), expected "(\w+)"', r.stdout)
+    assert [g[0] for g in got] == ["Sentosa", "Versicolor", "Virginica"], r.stdout
+
+
+@pytest.mark.slow
+def test_custom_estimator_iris(tmp_path):
+    """tensorflow/models' custom_estimator.py: a model_fn over feature columns, tf.layers,
+    tf.losses, tf.metrics and a summary, an EstimatorSpec per mode."""
+    r = _run(_IRIS, HERE / "iris", "custom_estimator.py", "--train_steps", "300", cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     acc = float(re.search(r"Test set accuracy: ([0-9.]+)", r.stdout).group(1))
     assert acc >= 0.85, r.stdout

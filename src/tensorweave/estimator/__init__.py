@@ -1,7 +1,8 @@
 """`tf.estimator` (TF 1.15): Estimator, its specs and run config, local train_and_evaluate,
 numpy/pandas input_fns, and the canned DNN, linear and wide-and-deep models.
 
-`export_saved_model` raises NotImplementedError: SavedModel is a later issue.
+`Estimator.export_saved_model` writes a SavedModel (saved_model/export.py); `tf.estimator.export`
+has the serving input receivers and export outputs.
 """
 
 from tensorweave.estimator import inputs
@@ -16,19 +17,9 @@ from tensorweave.estimator.estimator import Estimator
 from tensorweave.estimator.model_fn import EstimatorSpec, ModeKeys
 from tensorweave.estimator.run_config import RunConfig
 from tensorweave.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
+from tensorweave.saved_model import export as _export_module
 
-
-class export:  # noqa: N801 - TF's module name
-    """`tf.estimator.export`: serving input receivers need SavedModel (a later issue)."""
-
-    @staticmethod
-    def _unavailable(*args, **kwargs):
-        raise NotImplementedError("tf.estimator.export needs SavedModel, which tensorweave "
-                                  "does not write yet (a later issue).")
-
-    ServingInputReceiver = TensorServingInputReceiver = _unavailable
-    build_parsing_serving_input_receiver_fn = build_raw_serving_input_receiver_fn = _unavailable
-    PredictOutput = ClassificationOutput = RegressionOutput = _unavailable
+export = _export_module  # `tf.estimator.export`
 
 
 __all__ = [

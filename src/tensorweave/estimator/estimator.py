@@ -22,6 +22,8 @@ import numpy as np
 from tensorweave.estimator.deps import tf
 from tensorweave.estimator.model_fn import EstimatorSpec, ModeKeys
 from tensorweave.estimator.run_config import RunConfig
+from tensorweave.saved_model import export as export_lib
+from tensorweave.saved_model.signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY
 
 _log = logging.getLogger("tensorweave.estimator")
 
@@ -244,10 +246,29 @@ class Estimator:
                     batch = sess.run(preds)
                     yield from _examples(batch, yield_single_examples)
 
-    def export_saved_model(self, export_dir_base, serving_input_receiver_fn, *args, **kwargs):
-        raise NotImplementedError("Estimator.export_saved_model needs SavedModel, which "
-                                  "tensorweave does not write yet (a later issue); save "
-                                  "checkpoints from model_dir instead.")
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn,
+                           assets_extra=None, as_text=False, checkpoint_path=None,
+                           experimental_mode=ModeKeys.PREDICT):
+        """Exports the model_fn's PREDICT graph on the receiver's features, with the
+        variables of `checkpoint_path` (default: the latest), as a SavedModel in a new
+        timestamped directory under `export_dir_base`; returns its path (bytes). Signatures
+        are the spec's `export_outputs`, else a predict signature of its predictions.
+
+        Raises:
+          ValueError: no checkpoint to export.
+        """
+        def build():
+            tf.train.get_or_create_global_step()
+            receiver = serving_input_receiver_fn()
+            spec = self._call_model_fn(receiver.features, None, experimental_mode)
+            outputs = spec.export_outputs or {
+                DEFAULT_SERVING_SIGNATURE_DEF_KEY: export_lib.PredictOutput(
+                    spec.predictions)}
+            return receiver.receiver_tensors, outputs
+
+        return export_lib.export_saved_model(
+            export_dir_base, build, checkpoint_path or self.latest_checkpoint(),
+            assets_extra=assets_extra, as_text=as_text)
 
     export_savedmodel = export_saved_model
 
