@@ -33,7 +33,8 @@ def test_slim_walkthrough_mlp_trains_restores_and_evaluates():
     assert "name = deep_regression/fc1/weights:0, shape = (1, 32)" in out
     assert "name = deep_regression/prediction/biases:0, shape = (1,)" in out
     logged = [float(v) for v in re.findall(r"global step \d+: loss = ([\d.]+)", out)]
-    assert len(logged) == 10 and logged[-1] < 0.5 * logged[0], logged
+    # an untrained model scores ~35 (the program prints it as Total Loss1)
+    assert len(logged) == 10 and max(logged[-3:]) < 0.35, logged
     final = float(re.search(r"Last batch loss: ([\d.]+)", out).group(1))
     assert final < 0.3                    # noise variance 0.09 plus the L2 terms
     assert "Restoring parameters from /tmp/regression_model/model.ckpt-5000" in out
@@ -63,7 +64,10 @@ def test_udacity_character_seq2seq_trains_saves_and_predicts(tmp_path):
     assert len(epochs) == 60, out[-3000:]
     first_val, last_train, last_val = float(epochs[0][2]), float(epochs[-1][1]), \
         float(epochs[-1][2])
-    assert first_val > 1.5 and last_val < 0.45 and last_train < 0.45, epochs[::10]
+    # a model that learned nothing stays near ln(30) = 3.4; the notebook's own run (77
+    # batches an epoch) was at 0.3 after 1,250 steps, as many as here
+    assert first_val > 1.5 and last_val < 0.3 * first_val and last_train < 0.3 * first_val, \
+        epochs[::10]
     assert "Model Trained and Saved" in out
     response = re.search(r"Response Words: (.*)", out).group(1).split()
     assert response[-1] == "<EOS>" and all(len(w) == 1 for w in response[:-1]), response
