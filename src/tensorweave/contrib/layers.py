@@ -1,19 +1,22 @@
-"""`tf.contrib.layers`: Xavier / variance-scaling initializers, regularizers, `flatten` and
-`fully_connected`, as TF1's contrib defined them.
-
-`fully_connected(x, n)` creates `fully_connected/weights` and `fully_connected/biases`
-(also in MODEL_VARIABLES) and applies ReLU by default.
+"""`tf.contrib.layers` (TF 1.15): Xavier / variance-scaling initializers, regularizers and
+the layer functions, each `add_arg_scope`-decorated, with TF's scopes and variable names:
+`fully_connected/weights`, `fully_connected/biases`, `Conv/weights`, `BatchNorm/beta`,
+`BatchNorm/moving_mean`, `LayerNorm/gamma`, ... (also in MODEL_VARIABLES). `fully_connected`
+and `conv2d` apply ReLU by default. The convolution, pooling and dropout layers live in
+layers_conv.py, the normalizations in layers_norm.py, `optimize_loss` in optimize_loss.py.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 from tensorweave import dtypes
+from tensorweave.contrib.arg_scope import add_arg_scope
+from tensorweave.contrib.layers_utils import collect_named_outputs
 from tensorweave.framework.graph import (
     GraphKeys,
     add_to_collection,
-    add_to_collections,
     get_collection,
 )
 from tensorweave.framework.scopes import name_scope
@@ -86,18 +89,7 @@ xavier_initializer_conv2d = xavier_initializer
 
 
 # -- layers -----------------------------------------------------------------------------------
-def collect_named_outputs(collections, alias, outputs):
-    """Adds `outputs` (tagged with `alias`) to `collections`; returns `outputs`."""
-    if collections:
-        aliases = getattr(outputs, "aliases", None)
-        try:
-            outputs.aliases = (aliases or []) + [alias]
-        except AttributeError:
-            pass  # NOTE: a Tensor type without a settable attribute keeps no alias
-        add_to_collections(collections, outputs)
-    return outputs
-
-
+@add_arg_scope
 def flatten(inputs, outputs_collections=None, scope=None):
     """[batch, ...] → [batch, k] under the name scope `Flatten`."""
     from tensorweave.training.layers.core import flatten as core_flatten
@@ -157,6 +149,7 @@ _XAVIER = xavier_initializer()
 _ZEROS = init_ops.zeros_initializer()
 
 
+@add_arg_scope
 def fully_connected(inputs, num_outputs, activation_fn=_relu, normalizer_fn=None,
                     normalizer_params=None, weights_initializer=_XAVIER,
                     weights_regularizer=None,
@@ -197,8 +190,35 @@ def fully_connected(inputs, num_outputs, activation_fn=_relu, normalizer_fn=None
         return collect_named_outputs(outputs_collections, sc.name, outputs)
 
 
+from tensorweave.contrib.layers_conv import (  # noqa: E402
+    avg_pool2d,
+    conv2d,
+    conv2d_transpose,
+    convolution2d,
+    convolution2d_transpose,
+    dropout,
+    embed_sequence,
+    max_pool2d,
+    one_hot_encoding,
+    repeat,
+    separable_conv2d,
+    separable_convolution2d,
+    softmax,
+    stack,
+)
+from tensorweave.contrib.layers_norm import batch_norm, layer_norm  # noqa: E402
+from tensorweave.contrib.optimize_loss import OPTIMIZER_CLS_NAMES, optimize_loss  # noqa: E402
+
+linear = functools.partial(fully_connected, activation_fn=None)
+
 __all__ = [
+    "OPTIMIZER_CLS_NAMES", "avg_pool2d", "batch_norm", "conv2d", "convolution2d", "dropout",
+    "embed_sequence",
+    "layer_norm", "linear", "max_pool2d", "one_hot_encoding", "optimize_loss", "repeat",
+    "softmax", "stack",
     "apply_regularization", "flatten", "fully_connected", "l1_l2_regularizer",
     "l1_regularizer", "l2_regularizer", "sum_regularizer", "variance_scaling_initializer",
     "xavier_initializer", "xavier_initializer_conv2d",
+    "conv2d_transpose", "convolution2d_transpose", "separable_conv2d",
+    "separable_convolution2d",
 ]

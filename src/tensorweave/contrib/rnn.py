@@ -1,5 +1,13 @@
-"""`tf.contrib.rnn`: TF1's contrib aliases of the core RNN cells and drivers."""
+"""`tf.contrib.rnn`: TF1's contrib aliases of the core RNN cells and drivers, and the contrib
+cells (`LayerNormBasicLSTMCell`, `AttentionCellWrapper`, `OutputProjectionWrapper`,
+`InputProjectionWrapper`)."""
 
+from tensorweave.contrib.rnn_cells import (
+    AttentionCellWrapper,
+    InputProjectionWrapper,
+    LayerNormBasicLSTMCell,
+    OutputProjectionWrapper,
+)
 from tensorweave.training.rnn.cell_base import LayerRNNCell, RNNCell
 from tensorweave.training.rnn.cells import (
     BasicLSTMCell,
@@ -18,4 +26,5 @@ from tensorweave.training.rnn.wrappers import (
 
 __all__ = ["RNNCell", "LayerRNNCell", "BasicRNNCell", "GRUCell", "LSTMStateTuple",
            "BasicLSTMCell", "LSTMCell", "MultiRNNCell", "DropoutWrapper", "ResidualWrapper",
-           "DeviceWrapper", "static_rnn", "static_bidirectional_rnn"]
+           "DeviceWrapper", "static_rnn", "static_bidirectional_rnn", "LayerNormBasicLSTMCell",
+           "OutputProjectionWrapper", "InputProjectionWrapper", "AttentionCellWrapper"]
