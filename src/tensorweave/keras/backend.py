@@ -13,6 +13,7 @@ session. `learning_phase()` is a bool placeholder with default False (`keras_lea
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +46,8 @@ _PHASE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # graph → pl
 _FIXED_PHASE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # graph → 0/1
 _INITIALIZED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session → var ids
 _UIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_CONFIG = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
+_CONFIG: dict[str, Any] = {"floatx": "float32", "epsilon": 1e-7,
+                           "image_data_format": "channels_last"}
 
 
 # -- configuration -------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tensorweave import dtypes
 from tensorweave.keras import backend as K
 from tensorweave.keras import losses as losses_mod
@@ -63,7 +65,7 @@ def accuracy(y_true, y_pred):
     return _float(math_ops.equal(y_true, y_pred))
 
 
-def resolve(identifier, loss_fn, output_shape) -> tuple[str, object]:
+def resolve(identifier, loss_fn, output_shape) -> tuple[str, Callable]:
     """(history name, function) of one `compile(metrics=...)` entry for an output whose loss
     is `loss_fn`: "accuracy"/"acc" become binary, sparse categorical or categorical accuracy
     as Keras picks them, reported as "acc" (TF 1.x's graph-mode name for both); other names

@@ -45,7 +45,7 @@ def save_weights(model, filepath, overwrite=True, save_format=None) -> None:
 def _object_keys(model) -> list:
     """(weight, object path) of every weight, as tf.keras's object graph names them:
     `layer_with_weights-i/<weight>` (`.../cell/<weight>` inside a recurrent layer)."""
-    out = []
+    out: list[tuple] = []
     for i, layer in enumerate(layer for layer in model.layers if layer.weights):
         cell = "cell/" if hasattr(layer, "cell") else ""
         out.extend((w, f"layer_with_weights-{i}/{cell}{w.name[:-2].split('/')[-1]}")
@@ -131,7 +131,7 @@ def _object_based_pairs(model, reader) -> list:
       ValueError: a weight the checkpoint does not hold.
     """
     keys = set(reader.get_variable_to_shape_map())
-    pairs = []
+    pairs: list[tuple] = []
     for i, layer in enumerate(layer for layer in model.layers if layer.weights):
         for w in layer.weights:
             short = w.name[:-2].split("/")[-1]
@@ -150,7 +150,7 @@ def _read_weights_group(group, model, by_name: bool) -> None:
     saved = {n: [np.asarray(group[n][w.decode() if isinstance(w, bytes) else w])
                  for w in group[n].attrs["weight_names"]] for n in names}
     layers = [layer for layer in model.layers if layer.weights]
-    pairs = []
+    pairs: list[tuple] = []
     if by_name:
         for layer in layers:
             if layer.name in saved:

@@ -98,6 +98,7 @@ class Batches:
         self.model, self.batch_size, self.shuffle, self.steps = model, batch_size, shuffle, steps
         self.class_weight = class_weight
         self._source = None
+        self.samples: int | None
         if _is_numpy(x):
             self.xs, self.ys, self.ws = standardize(model, x, y, sample_weight, class_weight)
             self.samples = len(self.xs[0]) if self.xs else 0

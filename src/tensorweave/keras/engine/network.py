@@ -52,6 +52,8 @@ def _walk(outputs: list, inputs: list) -> list[Node]:
 class Network(Layer):
     """A functional model (`Network(inputs, outputs)`) or, without them, a subclassed one."""
 
+    _tracked: list   # layers assigned to attributes (a subclassed model's)
+
     def __init__(self, *args, **kwargs):
         inputs = kwargs.pop("inputs", args[0] if args else None)
         outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)

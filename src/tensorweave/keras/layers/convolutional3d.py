@@ -4,6 +4,8 @@ UpSampling3D, Cropping1D/3D."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tensorweave.keras import activations, initializers
 from tensorweave.keras import backend as K
 from tensorweave.keras.engine.base_layer import Layer, keras_layer
@@ -82,7 +84,7 @@ class Conv3DTranspose(Conv3D):
 
 
 class _Pool3D(Layer):
-    pool = None
+    pool: Any = None
 
     def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None,
                  **kwargs):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tensorweave.keras import backend as K
 from tensorweave.keras.engine.base_layer import Layer, keras_layer
 from tensorweave.ops import array_ops, math_ops
@@ -31,7 +33,7 @@ class AveragePooling2D(Layer, tf_pool.AveragePooling2D):
 
 
 class _Pooling1D(Layer):
-    pool2d = None
+    pool2d: Any = None
 
     def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None,
                  **kwargs):
