@@ -209,9 +209,7 @@ class DepthwiseConv2D(Layer):
 
     def build(self, input_shape) -> None:
         channels = int(input_shape[-1])
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel", [*self.kernel_size, channels, self.depth_multiplier],
-            initializer=self.depthwise_initializer, **self._weight_args["depthwise"])
+        self.depthwise_kernel = _depthwise_kernel(self, channels)
         self.bias = self.add_weight("bias", [channels * self.depth_multiplier],
                                     initializer=self.bias_initializer,
                                     **self._weight_args["bias"]) if self.use_bias else None
@@ -251,9 +249,7 @@ class SeparableConv2D(Layer):
 
     def build(self, input_shape) -> None:
         channels = int(input_shape[-1])
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel", [*self.kernel_size, channels, self.depth_multiplier],
-            initializer=self.depthwise_initializer, **self._weight_args["depthwise"])
+        self.depthwise_kernel = _depthwise_kernel(self, channels)
         self.pointwise_kernel = self.add_weight(
             "pointwise_kernel", [*(1,) * self.rank, channels * self.depth_multiplier,
                                  self.filters], initializer=self.pointwise_initializer,
@@ -283,6 +279,13 @@ class SeparableConv1D(SeparableConv2D):
                             array_ops.expand_dims(self.pointwise_kernel, 0),
                             (1, self.strides[0]))
         return _finish(self, array_ops.squeeze(y, [1]))
+
+
+def _depthwise_kernel(layer, channels: int):
+    """The [kh, kw, in, depth_multiplier] kernel of a depthwise or separable convolution."""
+    return layer.add_weight(
+        "depthwise_kernel", [*layer.kernel_size, channels, layer.depth_multiplier],
+        initializer=layer.depthwise_initializer, **layer._weight_args["depthwise"])
 
 
 def _weight_args(**weights) -> dict:
