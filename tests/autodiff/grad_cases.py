@@ -525,6 +525,7 @@ NO_GRADIENT = {
         "ResizeNearestNeighborGrad", "CropAndResizeGradImage", "CropAndResizeGradBoxes",
         "DrawBoundingBoxesV2")},
     "HSVToRGB": "TF marks it not differentiable",
+    "GuaranteeConst": "TF registers no gradient (tf.gradients raises LookupError)",
     "ResizeBilinearGrad": "TF marks it not differentiable",
 }
 
