@@ -13,6 +13,7 @@ from tensorweave.ops import (  # noqa: F401
     constant_op,
     control_flow_ops,
     creation_ops,
+    ctc_ops,
     dataset_ops,
     diag_ops,
     embedding_ops,

@@ -9,6 +9,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     conv,
     conv3d,
     creation,
+    ctc,
     dataset,
     dataset_experimental,
     dataset_iterator,
