@@ -54,4 +54,5 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     summary,
     tensor_array,
     training,
+    unicode,
 )
