@@ -45,6 +45,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     slicing,
     sparse,
     special,
+    special_incomplete,
     stack,
     state,
     stitch,
