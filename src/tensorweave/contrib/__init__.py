@@ -1,17 +1,20 @@
 """`tf.contrib`: the TF1 contrib pieces TF1 scripts commonly use (`tf.contrib.layers`,
 `tf.contrib.slim`, `tf.contrib.seq2seq`, `tf.contrib.rnn`, `tf.contrib.framework`,
-`tf.contrib.lookup`)."""
+`tf.contrib.lookup`, `tf.contrib.distributions`, `tf.contrib.metrics`,
+`tf.contrib.training`, `tf.contrib.signal`)."""
 
 from tensorweave.contrib import (
     distributions,
     framework,
     layers,
     lookup,
+    metrics,
     rnn,
     seq2seq,
     signal,
     slim,
+    training,
 )
 
-__all__ = ["distributions", "framework", "layers", "lookup", "rnn", "seq2seq", "signal",
-           "slim"]
+__all__ = ["distributions", "framework", "layers", "lookup", "metrics", "rnn", "seq2seq",
+           "signal", "slim", "training"]
