@@ -39,7 +39,7 @@ LAYERS: list[set[str]] = [
     # the public namespace: re-exports only
     {"", "app", "autograph", "bitwise", "compat", "contrib", "debugging", "distribute",
      "distributions", "flags", "graph_util", "image", "initializers", "io", "linalg", "lookup",
-     "math", "mixed_precision", "nest", "nn", "profiler", "python_io", "queue", "random",
+     "math", "mixed_precision", "nest", "nn", "profiler", "python_io", "queue", "ragged", "random",
      "signal", "sparse", "strings", "test", "timeline", "train"},
     {"cli"},
 ]

@@ -122,6 +122,8 @@ from tensorweave.framework.tensor_util import make_ndarray, make_tensor_proto  #
 from tensorweave.ops.logging_ops import print_v2 as print  # noqa: E402, A001
 from tensorweave import debugging  # noqa: E402
 from tensorweave import autograph, mixed_precision, profiler  # noqa: E402
+from tensorweave import ragged  # noqa: E402
+from tensorweave.ops.ragged_tensor import RaggedTensor  # noqa: E402
 from tensorweave.ops.special_ops import betainc, igamma, igammac, polygamma, zeta  # noqa: E402
 from tensorweave.ops.sequence_ops import reverse_sequence  # noqa: E402
 from tensorweave.ops.accumulator_ops import (  # noqa: E402

@@ -55,4 +55,5 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     summary,
     tensor_array,
     training,
+    unicode,
 )
