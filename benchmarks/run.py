@@ -330,6 +330,15 @@ def _met_load(vs_tf, vs_quiet) -> str:
     return "yes" if vs_tf <= BUSY_TARGET and vs_quiet <= QUIET_TARGET else "no"
 
 
+LOAD_NOTES = """\
+How the two runtimes meet a loaded machine: our steps with GEMMs or convolutions hold numpy's
+BLAS to one thread and share their work out over threads that block when idle
+(`cpu/parallel.py`); TensorFlow's Eigen/oneDNN pools spin briefly before they sleep. Under the
+1-CPU quota our process sees one CPU (`cpu/cpus.py` reads the cgroup's quota) and runs every
+kernel and node on one thread; TensorFlow's pools keep the sizes its own defaults pick. "quiet"
+is only as quiet as the machine was: the load averages above say what else was running."""
+
+
 def render_load(load: dict) -> str:
     quiet, busy, quota = (load.get(c, {}) for c in CONDITIONS)
     lines = ["", "## Training steps under load (ms; the same TF1 file under both; ours, then "
@@ -352,6 +361,7 @@ def render_load(load: dict) -> str:
         lines.append(f"| {label} | {fmt(q)} | {fmt(tq)} | {fmt(b)} | {fmt(tb)} | {_x(rb)} | "
                      f"{_x(rbq)} | {_met_load(rb, rbq)} | {fmt(c)} | {fmt(tc)} | {_x(rc)} | "
                      f"{_x(rcq)} | {_met_load(rc, rcq)} |")
+    lines += ["", LOAD_NOTES]
     for c in CONDITIONS:
         for side in ("ours", "tensorflow"):
             for err in load.get(c, {}).get(side, {}).get("_errors", []):
