@@ -23,10 +23,10 @@ def test_render_load_marks_each_row_against_tf_and_its_own_quiet_figure():
             "busy": {"ours": {key: 18.0}, "tensorflow": {key: 16.0}, "how": "b",
                      "load_avg": [1.0, 1.0, 1.0]},
             "quota": {"ours": {key: 25.0}, "tensorflow": {key: 20.0}, "how": "c"}}
-    row = next(line for line in run.render_load(load).splitlines()
-               if line.startswith("| CNN"))
+    text = run.render_load(load)
+    row = next(line for line in text.splitlines() if line.startswith("| CNN"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     # busy: 1.12x TF, 1.8x quiet -> met; 1 CPU: 1.25x TF, 2.5x quiet -> not met
     assert cells[5:8] == ["1.12×", "1.80×", "yes"]
     assert cells[10:13] == ["1.25×", "2.50×", "no"]
-    assert "- busy: b; machine load average 1.0 as it began" in run.render_load(load)
+    assert "- busy: b; machine load average 1.0 as it began" in text
