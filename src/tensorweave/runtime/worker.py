@@ -20,6 +20,7 @@ from tensorweave import errors, ir
 from tensorweave.runtime.allocator import keep_freed_memory
 from tensorweave.runtime.device import Device
 from tensorweave.runtime.executor import Executor
+from tensorweave.runtime.kernels.xla.backend import is_compiled
 from tensorweave.runtime.plan import Plan
 from tensorweave.runtime.rendezvous import StepTable
 from tensorweave.runtime.stats import StatsCollector
@@ -118,7 +119,7 @@ class LocalWorker(WorkerInterface):
         dev = self.device(device)
         plan = Plan(graph_def, dev.device_type, dev.resources, dev.name,
                     bool((options or {}).get("dataflow")))
-        if dev.device_type.startswith("XLA_"):
+        if is_compiled(dev.device_type):
             from tensorweave.runtime.xla_executable import XlaExecutable
 
             executor = XlaExecutable(plan)
