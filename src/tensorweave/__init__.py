@@ -124,7 +124,7 @@ from tensorweave import debugging  # noqa: E402
 from tensorweave import autograph, mixed_precision, profiler  # noqa: E402
 from tensorweave import ragged  # noqa: E402
 from tensorweave.ops.ragged_tensor import RaggedTensor  # noqa: E402
-from tensorweave.ops.special_ops import polygamma, zeta  # noqa: E402
+from tensorweave.ops.special_ops import betainc, igamma, igammac, polygamma, zeta  # noqa: E402
 from tensorweave.ops.sequence_ops import reverse_sequence  # noqa: E402
 from tensorweave.ops.accumulator_ops import (  # noqa: E402
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,

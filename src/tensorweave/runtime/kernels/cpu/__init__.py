@@ -46,6 +46,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     slicing,
     sparse,
     special,
+    special_incomplete,
     stack,
     state,
     stitch,
