@@ -1,12 +1,13 @@
 """`tf.contrib`: the TF1 contrib pieces TF1 scripts commonly use (`tf.contrib.layers`,
 `tf.contrib.slim`, `tf.contrib.seq2seq`, `tf.contrib.rnn`, `tf.contrib.framework`,
-`tf.contrib.lookup`, `tf.contrib.distributions`, `tf.contrib.metrics`,
+`tf.contrib.lookup`, `tf.contrib.distributions`, `tf.contrib.legacy_seq2seq`, `tf.contrib.metrics`,
 `tf.contrib.training`, `tf.contrib.signal`)."""
 
 from tensorweave.contrib import (
     distributions,
     framework,
     layers,
+    legacy_seq2seq,
     lookup,
     metrics,
     rnn,
@@ -16,5 +17,5 @@ from tensorweave.contrib import (
     training,
 )
 
-__all__ = ["distributions", "framework", "layers", "lookup", "metrics", "rnn", "seq2seq",
-           "signal", "slim", "training"]
+__all__ = ["distributions", "framework", "layers", "legacy_seq2seq", "lookup", "metrics",
+           "rnn", "seq2seq", "signal", "slim", "training"]
