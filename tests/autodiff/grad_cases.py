@@ -534,6 +534,7 @@ NO_GRADIENT = {
         "ResizeNearestNeighborGrad", "CropAndResizeGradImage", "CropAndResizeGradBoxes",
         "DrawBoundingBoxesV2")},
     "HSVToRGB": "TF marks it not differentiable",
+    "GuaranteeConst": "TF registers no gradient (tf.gradients raises LookupError)",
     "ResizeBilinearGrad": "TF marks it not differentiable",
 }
 
@@ -598,3 +599,10 @@ for _op, _n, _shape in (("IRFFT", [6], (2, 3, 4)), ("IRFFT", [5], (2, 3, 3)),
     add(GradCase((_op,), lambda re, im, _op=_op, _n=_n: _fft_loss(
         A(_op, _as_complex(re, im), _n, Treal=dtypes.float64, Tcomplex=dtypes.complex128)),
         [u(-1, 1, _shape), u(-1, 1, _shape)], name=f"n{'x'.join(map(str, _n))}"))
+
+# == CTCLoss (ops/ctc_ops.py): the loss is smooth in the logits ====================================
+_CTC_IDX = np.array([[0, 0], [0, 1], [1, 0], [1, 1], [1, 2]], np.int64)
+_CTC_VALS = np.array([1, 1, 0, 2, 0], np.int32)
+add(GradCase(("CTCLoss",), lambda x: A("CTCLoss", x, _CTC_IDX, _CTC_VALS,
+                                       np.array([5, 6], np.int32))[0] * [1.0, -0.5],
+             [u(-2, 2, (6, 2, 4))]))
