@@ -167,6 +167,11 @@ SLICING = [
          lambda d, x: np.split(x, 3, axis=-1), name="string"),
     case("SplitV", lambda x, s, d: apply_op("SplitV", x, s, d, num_split=3)[0],
          [F32, i32([1, -1, 2]), i32(2)], lambda x, s, d: np.split(x, [1, 2], axis=2)),
+    # one piece: the input itself (char-rnn's tf.split(inputs, seq_length=1, 1) at sampling)
+    case("Split", lambda d, x: apply_op("Split", d, x, num_split=1)[0], [i32(1), F32],
+         lambda d, x: [x], name="one"),
+    case("SplitV", lambda x, s, d: apply_op("SplitV", x, s, d, num_split=1)[0],
+         [F32, i32([-1]), i32(0)], lambda x, s, d: [x], name="one"),
     case("Unpack", lambda x: apply_op("Unpack", x, num=3, axis=1)[0], [F32],
          lambda x: [x[:, i] for i in range(3)]),
     case("Unpack", lambda x: apply_op("Unpack", x, num=2)[0], [STR],
