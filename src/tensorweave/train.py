@@ -61,17 +61,4 @@ from tensorweave.training.session_run_hook import (  # noqa: F401, E402
 from tensorweave.monitoring.summary.writer import FileWriterCache as SummaryWriterCache  # noqa: F401, E402, E501
 from tensorweave.training.supervisor import Supervisor  # noqa: F401, E402
 from tensorweave.training.coordinator import LooperThread  # noqa: F401, E402
-from tensorweave.training import loss_scale as _loss_scale  # noqa: E402
-
-
-class experimental:  # noqa: N801 - TF's module name
-    """`tf.train.experimental` (TF 1.15): loss scaling for mixed precision."""
-
-    DynamicLossScale = _loss_scale.DynamicLossScale
-    FixedLossScale = _loss_scale.FixedLossScale
-    LossScale = _loss_scale.LossScale
-    MixedPrecisionLossScaleOptimizer = _loss_scale.MixedPrecisionLossScaleOptimizer
-    enable_mixed_precision_graph_rewrite = staticmethod(
-        _loss_scale.enable_mixed_precision_graph_rewrite)
-    disable_mixed_precision_graph_rewrite = staticmethod(
-        _loss_scale.disable_mixed_precision_graph_rewrite)
+from tensorweave import mixed_precision as experimental  # noqa: F401, E402

@@ -61,6 +61,8 @@ IDENTITIES = [
     case("StopGradient", op("StopGradient"), [I32], lambda x: x),
     case("PreventGradient", op("PreventGradient", message="no"), [F64], lambda x: x),
     case("Snapshot", op("Snapshot"), [BOOL], lambda x: x),
+    case("GuaranteeConst", op("GuaranteeConst"), [F32], lambda x: x),
+    case("GuaranteeConst", op("GuaranteeConst"), [STR], lambda x: x, name="string"),
     case("CheckNumerics", op("CheckNumerics", message="ok"), [F32], lambda x: x),
     case("CheckNumerics", op("CheckNumerics", message="ok"), [F64], lambda x: x, name="f64"),
     case("Print", lambda x, d: apply_op("Print", x, [d], message="case: "), [F32, I32],

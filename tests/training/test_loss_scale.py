@@ -36,8 +36,7 @@ def test_variables_and_errors_are_tfs():
             tf.train.AdamOptimizer())
         assert [v.op.name for v in tf.global_variables()] == ["current_loss_scale",
                                                               "good_steps"]
-        assert opt.get_name() == "Adam" and not any(
-            v.trainable for v in [opt.loss_scale._current, opt.loss_scale._good_steps])
+        assert opt.get_name() == "Adam" and not tf.trainable_variables()
         with pytest.raises(ValueError, match="must not already be an instance"):
             tf.train.experimental.enable_mixed_precision_graph_rewrite(opt)
         with pytest.raises(ValueError, match="must be an instance of a tf.train.Optimizer"):

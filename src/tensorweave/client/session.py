@@ -291,7 +291,8 @@ def _options_dict(options) -> dict | None:
     if isinstance(options, dict):
         return options
     return {"trace": options.trace_level > 0, "timeout_in_ms": options.timeout_in_ms,
-            "partition_graphs": options.output_partition_graphs}
+            "partition_graphs": options.output_partition_graphs,
+            "inter_op_thread_pool": options.inter_op_thread_pool}
 
 
 def _fill_run_metadata(run_metadata, meta: dict) -> None:

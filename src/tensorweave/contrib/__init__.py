@@ -1,6 +1,7 @@
 """`tf.contrib`: the TF1 contrib pieces TF1 scripts commonly use (`tf.contrib.layers`,
 `tf.contrib.slim`, `tf.contrib.seq2seq`, `tf.contrib.rnn`, `tf.contrib.framework`,
-`tf.contrib.lookup`, `tf.contrib.deprecated`'s summaries)."""
+`tf.contrib.lookup`, `tf.contrib.distributions`, `tf.contrib.metrics`,
+`tf.contrib.training`, `tf.contrib.signal`, `tf.contrib.deprecated`'s summaries)."""
 
 from tensorweave.contrib import (
     deprecated,
@@ -8,11 +9,14 @@ from tensorweave.contrib import (
     framework,
     layers,
     lookup,
+    metrics,
     rnn,
     seq2seq,
     signal,
     slim,
+    training,
 )
 
-__all__ = ["deprecated", "distributions", "framework", "layers", "lookup", "rnn", "seq2seq",
-           "signal", "slim"]
+__all__ = ["deprecated", "distributions", "framework", "layers", "lookup", "metrics", "rnn",
+           "seq2seq", "signal", "slim", "training"]
+
