@@ -10,7 +10,8 @@ NATIVE = "src/tensorweave/runtime/kernels/cpu/native/"
 
 setup(ext_modules=[Extension(
     "tensorweave.runtime.kernels.cpu._native",
-    sources=[NATIVE + f for f in ("module.c", "elementwise.c", "norm.c", "pool.c", "conv.c")],
+    sources=[NATIVE + f for f in ("module.c", "elementwise.c", "norm.c", "pool.c", "conv.c",
+                                  "scatter.c")],
     depends=[NATIVE + "native.h"],
     # NOTE: no FMA contraction, so every machine (and every ifunc clone) computes the same
     # bits as numpy does for the same sequence of float32 operations.

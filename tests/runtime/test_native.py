@@ -353,3 +353,41 @@ def test_batch_norm_sums_repeat_on_any_thread_count():
 def test_bad_batch_norm_buffers_raise(call):
     with pytest.raises((TypeError, ValueError, BufferError)):
         call()
+
+
+# -- row scatters -------------------------------------------------------------------------------
+SCATTER_SHAPES = [(50, 7), (20, 3, 4), (9,), (6, 0)]
+
+
+@pytest.mark.parametrize("shape", SCATTER_SHAPES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
+@pytest.mark.parametrize("subtract", [False, True])
+def test_row_scatter_matches_ufunc_at_bit_for_bit(shape, dtype, subtract):
+    """Duplicates (a third of the indices repeat) add one after another in index order,
+    as TF's sequential ScatterFunctor and numpy's ufunc.at do, so the bits agree exactly."""
+    from tensorweave.runtime.kernels.cpu import segment_rows
+
+    base = (RNG.standard_normal(shape) * 100).astype(dtype)
+    idx = RNG.integers(0, shape[0], 3 * shape[0]).astype(np.int32)
+    upd = (RNG.standard_normal(idx.shape + shape[1:]) * 100).astype(dtype)
+    fast, slow = base.copy(), base.copy()
+    segment_rows.add_rows(fast, idx, upd, subtract)
+    (np.subtract if subtract else np.add).at(slow, idx, upd)
+    np.testing.assert_array_equal(fast, slow)
+
+
+@needs_native
+def test_row_scatter_broadcasts_a_scalar_and_refuses_bad_indices_unwritten():
+    from tensorweave.runtime.kernels.cpu import segment_rows
+
+    out = np.zeros((4, 3), np.float32)
+    segment_rows.add_rows(out, np.array([1, 1, 3]), np.float32(2))
+    np.testing.assert_array_equal(out.sum(axis=1), [0, 12, 0, 6])
+    before = out.copy()
+    with pytest.raises(ValueError):
+        native.scatter_rows(out, np.array([0, 4]), np.ones((2, 3), np.float32), 4, 3, False,
+                            False)
+    np.testing.assert_array_equal(out, before)
+    with pytest.raises(TypeError):   # int32 indices must be widened by the caller
+        native._native.scatter_rows(out, np.array([0], np.int32), np.ones((1, 3), np.float32),
+                                    4, 3, 1, False, False)

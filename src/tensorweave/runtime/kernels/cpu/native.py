@@ -86,6 +86,14 @@ def adam(var, m, v, g, alpha, one_minus_beta1, one_minus_beta2, beta1, epsilon,
                  float(one_minus_beta2), float(beta1), float(epsilon), bool(nesterov))
 
 
+def scatter_rows(params, indices, updates, rows: int, cols: int, subtract: bool,
+                 wide: bool) -> None:
+    """params[indices[i]] += updates[i] (-= when `subtract`) in order: params (rows, cols),
+    indices (n,) int64, updates (n, cols), all C-contiguous, float64 when `wide` else
+    float32. ValueError (nothing written) for an index outside [0, rows)."""
+    _native.scatter_rows(params, indices, updates, rows, cols, indices.size, subtract, wide)
+
+
 # -- batch normalization ----------------------------------------------------------------------
 SUM_ROWS = 1 << 12   # rows per partial sum: a fixed split, so sums repeat on any thread count
 
