@@ -1,7 +1,7 @@
 /* tensorweave.runtime.kernels.cpu._native: the Python face of the compiled helpers.
  *
  * Each function takes numpy arrays (any object exporting a C-contiguous float32 buffer;
- * scatter_rows also float64 values and int64 indices),
+ * scatter_rows also float64 values; int64 indices and labels),
  * checks every buffer's length against the dimensions it is given (so no call can read or
  * write outside a buffer, whatever a graph from the network says), releases the GIL and runs
  * one loop of native.h. Outputs are written into arrays the caller allocated. Errors:
@@ -394,6 +394,31 @@ static PyObject *py_scatter_rows(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_sparse_xent(PyObject *self, PyObject *args) {
+    PyObject *ox, *ol, *oloss, *og;
+    long long rows, cols;
+    void *x, *labels, *loss, *g;
+    int status;
+    bufs b = {.count = 0};
+    if (!PyArg_ParseTuple(args, "OOOOLL", &ox, &ol, &oloss, &og, &rows, &cols))
+        return NULL;
+    int64_t n = matrix_size(rows, cols);
+    if (take(&b, ox, n, 0, 0, "sparse_xent logits", &x) ||
+        take_as(&b, ol, rows, 0, 0, "sparse_xent labels", &labels, "q") ||
+        take(&b, oloss, rows, 1, 0, "sparse_xent loss", &loss) ||
+        take(&b, og, n, 1, 0, "sparse_xent backprop", &g))
+        return fail(&b);
+    Py_BEGIN_ALLOW_THREADS
+    status = tw_sparse_xent(x, labels, rows, cols, loss, g);
+    Py_END_ALLOW_THREADS
+    release(&b);
+    if (status < 0) {
+        PyErr_SetString(PyExc_ValueError, "sparse_xent: a label is outside [0, cols)");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"relu_grad", py_relu_grad, METH_VARARGS, "relu_grad(g, x, out, n): out = g * (x > 0)"},
     {"bias_act", py_bias_act, METH_VARARGS,
@@ -418,6 +443,9 @@ static PyMethodDef methods[] = {
     {"scatter_rows", py_scatter_rows, METH_VARARGS,
      "scatter_rows(params, indices, updates, rows, cols, n, subtract, float64): "
      "params[indices[i]] +=/-= updates[i] in order"},
+    {"sparse_xent", py_sparse_xent, METH_VARARGS,
+     "sparse_xent(logits, labels, loss, backprop, rows, cols): "
+     "SparseSoftmaxCrossEntropyWithLogits"},
     {NULL, NULL, 0, NULL},
 };
 

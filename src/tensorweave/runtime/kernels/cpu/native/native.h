@@ -71,6 +71,10 @@ int tw_scatter_rows_f32(float *params, int64_t rows, int64_t cols, const int64_t
 int tw_scatter_rows_f64(double *params, int64_t rows, int64_t cols, const int64_t *idx,
                         int64_t n, const double *upd, int subtract);
 
+/* softmax.c: -1 (and nothing written) when a label is outside [0, cols) */
+int tw_sparse_xent(const float *logits, const int64_t *labels, int64_t rows, int64_t cols,
+                   float *loss, float *backprop);
+
 /* conv.c */
 void tw_im2col(const float *x, float *cols, const tw_window *win);
 void tw_col2im(const float *cols, float *dx, const tw_window *win);
