@@ -7,9 +7,9 @@ ReluGrad, bias + activation epilogues, ApplyAdam, max pooling and its gradient, 
 matrix of a convolution and its adjoint, a direct convolution for inputs with few channels,
 batch normalization (one pass for its statistics, summed in float64, one to apply), row
 scatters (ScatterAdd/Sub, segment sums) and sparse softmax cross entropy (row by row in
-cache, exp by a vectorized polynomial: not bit for bit numpy's, ~2e-7 relative). GEMMs stay with numpy's BLAS. In pool mode (`parallel.pool_mode`) the loops over a big
-batch's images (or a big ReluGrad's or batch norm's rows) are shared out to the kernel
-threads.
+cache, exp by a vectorized polynomial: not bit for bit numpy's, ~2e-7 relative). GEMMs
+stay with numpy's BLAS. In pool mode (`parallel.pool_mode`) the loops over a big batch's
+images (or a big ReluGrad's or batch norm's rows) are shared out to the kernel threads.
 
 Callers check `usable(*arrays)` (the module built, all arrays float32 and C-contiguous) and
 fall back to their numpy code otherwise; every loop computes what that numpy code computes
