@@ -41,7 +41,7 @@ LAYERS: list[set[str]] = [
      "flags", "graph_util",
      "image", "initializers", "io", "linalg", "lookup", "math", "nest", "nn", "python_io", "queue",
      "random", "signal",
-     "sparse", "strings", "test", "timeline", "train"},
+     "sparse", "xla", "strings", "test", "timeline", "train"},
     {"cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

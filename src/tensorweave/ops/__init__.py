@@ -65,4 +65,5 @@ from tensorweave.ops import (  # noqa: F401
     variable_scope,
     variables,
     while_loop,
+    xla_ops,
 )

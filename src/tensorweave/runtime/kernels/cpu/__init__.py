@@ -53,4 +53,5 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     summary,
     tensor_array,
     training,
+    xla_launch,
 )
