@@ -63,7 +63,7 @@ def _place_single(nodes, todo, device, placement, allow_soft) -> None:
     for name in todo:
         n = nodes[name]
         if (n.device and not allow_soft and not DeviceSpec.from_string(n.device).matches(spec)) \
-                or not _kernel_ok(n.op, spec.device_type):
+                or not _kernel_ok(n, spec.device_type):
             placement.failed[name] = _no_device(nodes, [name], [(name, n.device)] if n.device
                                                 else [], [device])
         else:
@@ -147,10 +147,10 @@ def _place_group(nodes, members, devices, specs, placement, allow_soft, chosen) 
     try:
         want = _merge_requests(requested, members)
         candidates = [d for d, s in zip(devices, specs) if want.matches(s)
-                      and all(_kernel_ok(nodes[m].op, s.device_type) for m in members)]
+                      and all(_kernel_ok(nodes[m], s.device_type) for m in members)]
         if not candidates and allow_soft:
             candidates = [d for d, s in zip(devices, specs)
-                          if all(_kernel_ok(nodes[m].op, s.device_type) for m in members)]
+                          if all(_kernel_ok(nodes[m], s.device_type) for m in members)]
         if not candidates:
             raise _no_device(nodes, members, requested, devices)
     except errors.OpError as e:
@@ -164,8 +164,8 @@ def _place_group(nodes, members, devices, specs, placement, allow_soft, chosen) 
         placement.devices[m] = candidates[0]
 
 
-def _kernel_ok(op: str, device_type: str | None) -> bool:
-    return has_kernel(op, device_type or "CPU")
+def _kernel_ok(node: ir.NodeDef, device_type: str | None) -> bool:
+    return has_kernel(node.op, device_type or "CPU", node.attrs)
 
 
 def _merge_requests(requested, members) -> DeviceSpec:
