@@ -391,6 +391,6 @@ def test_recompiles_per_shape_signature_are_bounded_and_logged(monkeypatch, capl
                                            np.full(rows, 3 * (np.tanh(2.0) + 1)), rtol=1e-6)
     (exe,) = made
     assert exe.compiles == 22                       # 22 distinct batch sizes, repeats cached
-    assert len(exe._cache) == exe._cache_size == 16  # the LRU bound
+    assert exe.cache_size == 16 and len(exe._exe._cache) == 16   # the LRU bound
     recompiles = [r for r in caplog.records if "recompiling" in r.getMessage()]
     assert len(recompiles) == 21 and "(7, 3)" in recompiles[5].getMessage()
