@@ -277,6 +277,8 @@ def render_suite(title, rows, ours: dict, peer: dict, peer_name: str) -> str:
     for d in (ours, peer or {}):
         if "_error" in d:
             lines.append(f"\n- {d['_error']}")
+        for k, why in d.get("_skipped", {}).items():
+            lines.append(f"\n- `{k}` not measured: {why}")
     return "\n".join(lines) + "\n"
 
 

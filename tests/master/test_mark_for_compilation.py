@@ -394,3 +394,23 @@ def test_recompiles_per_shape_signature_are_bounded_and_logged(monkeypatch, capl
     assert exe.cache_size == 16 and len(exe._exe._cache) == 16   # the LRU bound
     recompiles = [r for r in caplog.records if "recompiling" in r.getMessage()]
     assert len(recompiles) == 21 and "(7, 3)" in recompiles[5].getMessage()
+
+
+# -- tensorweave explain ------------------------------------------------------------------------
+@needs_jax
+def test_explain_cli_lists_the_clusters_with_jit_on(tmp_path, capsys):
+    from tensorweave.cli.main import main
+
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [256, 512], name="x")
+        h = tf.nn.relu(x - 0.5)
+        tf.reduce_mean(tf.sigmoid(h * 2.0 + 1.0) * tf.tanh(h), name="loss")
+    tf.train.write_graph(g, str(tmp_path), "g.pb", as_text=False)
+    args = ["explain", str(tmp_path / "g.pb"), "--fetch", "loss:0", "--feed", "x:0"]
+    assert main(args + ["--jit", "ON_1"]) == 0
+    out = capsys.readouterr().out
+    assert "cluster_0: 8 ops → XlaLaunch (model: saves" in out
+    assert "+ cluster_0 = XlaLaunch[" in out
+    assert main(args) == 0
+    assert "XlaLaunch" not in capsys.readouterr().out
