@@ -348,3 +348,35 @@ def test_seeded_random_initializers_on_xla():
     assert np.abs(t).max() < 4.0 and abs(t.std() - 2 * 0.8796) < 0.06  # N(0,1) cut at ±2
     assert u.min() >= 1.0 and u.max() < 3.0 and abs(u.mean() - 2) < 0.03
     assert i.dtype == np.int64 and set(np.unique(i)) == {0, 1, 2, 3, 4}
+
+
+def test_loops_and_conds_stay_on_cpu_around_an_xla_training_step(built):
+    """A tf.cond and a tf.while_loop under the XLA device scope: the placer keeps their
+    frames and branches on the CPU (an XLA partition compiles without control flow), the
+    rest (variables, gradients outside the loop, the update) runs on XLA_CPU."""
+    xs = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+
+    def losses(device):
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float32, [3, 4])
+            p = tf.placeholder(tf.bool, [])
+            with tf.device(device):
+                w = tf.Variable(np.full((4, 4), 0.1, np.float32))
+                xw = tf.matmul(x, w)  # NOTE: a branch reading `w` would pull it to the CPU
+                h = tf.cond(p, lambda: tf.nn.relu(xw) * 2.0, lambda: xw - 1.0)
+                _, acc = tf.while_loop(lambda i, a: i < 3,
+                                       lambda i, a: (i + 1, tf.tanh(tf.matmul(a, w))),
+                                       [tf.constant(0), h])
+                loss = tf.reduce_sum(acc * acc)
+                train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+            with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+                sess.run(tf.global_variables_initializer())
+                out = [sess.run([loss, train], {x: xs, p: b})[0] for b in (True, False, True)]
+                return out, sess.run(w)
+
+    want, w_want = losses("/cpu:0")
+    got, w_got = losses(XLA)
+    assert any("ApplyGradientDescent" in {it.op for it in ex._body} for ex in built)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    np.testing.assert_allclose(w_got, w_want, rtol=1e-5, atol=1e-7)

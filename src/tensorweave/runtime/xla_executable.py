@@ -70,7 +70,9 @@ class XlaExecutable:
     """
 
     def __init__(self, plan: Plan, cache_size: int = CACHE_SIZE):
-        if plan.has_control_flow:
+        # NOTE: `plan.has_control_flow` is also set for a partition fed by one with control
+        # flow (the placer keeps loops and branches off XLA: only their live results come)
+        if any(it.op_def.traits.control_flow for it in plan.items):
             raise errors.UnimplementedError(
                 None, None, f"Control flow is not supported on {plan.device}; place it on a CPU")
         self.plan = plan
@@ -85,8 +87,8 @@ class XlaExecutable:
         self._refs = {it.index: _ref_of(it) for it in self._body if it.op in VARIABLE_OPS}
         self._counters = {it.index: self._counter(it) for it in self._body
                           if it.op in COUNTER_OPS}
-        self._static = [any(s in CONST_INPUTS.get(plan.by_index[d].op, ()) for d, s in
-                            it.consumers if s >= 0) for it in self._inputs]
+        self._static = [any(_const_slot(plan.by_index[d], s) for d, s in it.consumers)
+                        for it in self._inputs]
         self._folds: dict[int, object] = {}
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
@@ -269,6 +271,13 @@ class XlaExecutable:
                         self.plan.device, None, item.op_def, {}))
             self._folds[item.index] = fold
         return self._folds[item.index]
+
+
+def _const_slot(item, slot: int) -> bool:
+    """Whether input `slot` of `item` must be a compile-time constant (a negative position
+    in CONST_INPUTS counts from the end: ConcatV2's axis)."""
+    consts = CONST_INPUTS.get(item.op, ())
+    return slot >= 0 and (slot in consts or slot - len(item.inputs) in consts)
 
 
 def _ref_of(item):

@@ -26,7 +26,7 @@ from tensorweave.runtime.kernels.registry import (
 )
 from tensorweave.runtime.kernels.xla.backend import XLA_DEVICE_TYPES, jax_modules
 
-# op type → input positions that must be compile-time constants.
+# op type → input positions that must be compile-time constants (negative: from the end).
 CONST_INPUTS: dict[str, tuple[int, ...]] = {}
 # op types that update a variable (run once per step whether or not anything consumes them).
 STATE_WRITERS: set[str] = set()
