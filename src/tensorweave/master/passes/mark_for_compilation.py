@@ -30,7 +30,8 @@ compiling), BYTE_NS the memory pass XLA's fusion saves per byte, and LAUNCH_US/A
 jitted call's fixed and per-argument cost (measured here with jax 0.10 on CPU: ~35 µs for a
 2-in/2-out call, ~1.5 µs per further array). Convolutions (traits compute_class POOL) never
 join an auto-cluster: XLA:CPU's convolutions run several times slower than our im2col + GEMM
-kernels (the CNN step: XLA 69 ms, ours and TF's 11–16 ms).
+kernels (the CNN step: XLA 69 ms, ours and TF's 11–16 ms); the pooling ops
+(SLOW_ON_XLA_CPU) stay out with them.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ OP_US = 2.0           # one node in our executor: dispatch plus a numpy temporar
 BYTE_NS = 0.25        # one fused-away memory pass, per byte of the node's output
 FREE_OPS = frozenset(["Identity", "Shape", "Size", "Rank", "NoOp", "StopGradient",
                       "PreventGradient", "Snapshot", "Reshape", "ExpandDims", "Squeeze"])
+# Window ops XLA:CPU runs as generic loops (reduce_window, select_and_scatter): kept out of
+# auto-clusters with the convolutions (compute_class POOL).
+SLOW_ON_XLA_CPU = frozenset(["DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+                             "DepthwiseConv2dNativeBackpropFilter", "MaxPool", "AvgPool",
+                             "MaxPoolGrad", "AvgPoolGrad", "MaxPoolV2", "Conv3D"])
 _BAD_DTYPES = frozenset(["resource", "variant", "string"])
 _BACK_EDGE_OPS = frozenset(["NextIteration", "RefNextIteration"])
 
@@ -129,7 +135,7 @@ def _compilable(view: GraphView, node: ir.NodeDef, ctx: PassContext, static: set
     if op_def is None or op_def.is_stateful or traits.control_flow or traits.variable or \
             node.op == "Const" or node.name in view.keep:
         return False
-    if flag is not True and traits.compute_class == POOL:
+    if flag is not True and (traits.compute_class == POOL or node.op in SLOW_ON_XLA_CPU):
         return False   # NOTE: XLA:CPU convolutions are slow (module docstring)
     if not _on_cpu(node.device) or not has_kernel(node.op, "XLA_CPU"):
         return False
