@@ -21,7 +21,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.runtime.kernels.cpu import parallel
-from tensorweave.runtime.plan import Plan
+from tensorweave.runtime.plan import RECV_OPS, Plan
 from tensorweave.runtime.resources import deref
 from tensorweave.runtime.step import StepContext
 
@@ -198,6 +198,19 @@ def _levels(plan: Plan) -> dict[int, int]:
     return level
 
 
+def _recv_late_levels(plan: Plan) -> dict[int, tuple[int, int]]:
+    """Each node's (receives on its deepest path, depth): sorted by it, a plan runs everything
+    that needs no receive before its first receive, as the plan's own order does (a partition
+    sends what it can before it blocks on a peer that may be waiting for those sends). Nodes
+    with equal keys are independent."""
+    depth = _levels(plan)
+    phase: dict[int, int] = {}
+    for item in plan.items:
+        deps = [j for j, _ in item.inputs] + item.control_inputs
+        phase[item.index] = max((phase[j] for j in deps), default=0) + (item.op in RECV_OPS)
+    return {i: (phase[i], depth[i]) for i in depth}
+
+
 def _parallel_waves(plan: Plan) -> dict[int, list] | None:
     """Expensive nodes grouped by depth, when some depth has two or more of them."""
     level = _levels(plan)
@@ -222,7 +235,7 @@ def _compile(plan: Plan, traced: bool, pool=None) -> _Compiled:
     copies = _copy_flags(plan)
     rets = {}
     items = plan.items
-    level = _levels(plan) if pool is not None else None
+    level = _recv_late_levels(plan) if pool is not None else None
     if level is not None:
         ns["_submit"] = pool
         order = {it.index: k for k, it in enumerate(items)}

@@ -168,7 +168,9 @@ class LocalWorker(WorkerInterface):
         if options.get("trace"):
             stats = ctx.stats = StatsCollector(ex.plan.device, ex.plan)
         out = ex.run(args, ctx)
-        return out, (stats.to_dict() if stats is not None else None)
+        if stats is None:
+            return out, None
+        return out, stats.to_dict(ctx.rendezvous.transfers(ex.plan.device))
 
     def recv_tensor(self, step_id, key, timeout_s=None):
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
