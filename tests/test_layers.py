@@ -40,7 +40,7 @@ LAYERS: list[set[str]] = [
     {"", "app", "autograph", "bitwise", "compat", "contrib", "debugging", "distribute",
      "distributions", "flags", "graph_util", "image", "initializers", "io", "linalg", "lookup",
      "math", "mixed_precision", "nest", "nn", "profiler", "python_io", "queue", "ragged", "random",
-     "signal", "sparse", "strings", "test", "timeline", "train"},
+     "signal", "sparse", "strings", "test", "timeline", "train", "xla"},
     {"cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

@@ -166,6 +166,7 @@ from tensorweave.ops.string_hash_ops import sparse_cross as sparse_cross  # noqa
 
 # -- tf.signal / tf.spectral, the FFT ops at top level as TF1 had them --
 from tensorweave import signal  # noqa: E402
+from tensorweave import xla  # noqa: E402  (tf.xla.experimental.jit_scope)
 from tensorweave import signal as spectral  # noqa: E402
 from tensorweave.ops.signal_ops import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: E402
 from tensorweave.autodiff.tape import GradientTape  # noqa: E402

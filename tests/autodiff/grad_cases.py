@@ -523,6 +523,8 @@ NO_GRADIENT = {
     "MaxPoolGradGradV2": "TF defines no gradient (MaxPoolGradGrad has one)",
     "_FusedMatMul": "created by the remapper after gradients are built; TF defines none",
     "_TwFusedElementwise": "created by an optimization pass after gradients are built",
+    "XlaLaunch": "created by the mark_for_compilation pass after gradients are built; TF "
+                 "defines none",
     "_TwFusedMaxPoolGradReluGrad": "created by the remapper from gradient ops, after "
                                    "gradients are built",
     "DecodeCSV": "parses strings; TF defines no gradient",

@@ -69,4 +69,5 @@ from tensorweave.ops import (  # noqa: F401
     variable_scope,
     variables,
     while_loop,
+    xla_ops,
 )

@@ -56,4 +56,5 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     tensor_array,
     training,
     unicode,
+    xla_launch,
 )
