@@ -44,23 +44,28 @@ def _lgamma(x: np.ndarray) -> np.ndarray:
     return np.asarray(_LGAMMA(x), dtype=np.float64)
 
 
-def _lockstep(state: tuple, step, max_iter: int) -> tuple:
+def _lockstep(state: tuple, step, max_iter: int, outputs: tuple) -> tuple:
     """Runs `step(state) -> (state, done)` on 1-d arrays, elementwise, at most `max_iter`
-    rounds; an element keeps the state of the round whose `done` holds for it."""
-    final = tuple(s.copy() for s in state)
+    rounds; returns the state entries `outputs` as of the round whose `done` first held for
+    each element (or the last round). Finished elements are dropped from the arrays once
+    they are half of them (until then they run on, their results already kept)."""
+    final = [state[k].copy() for k in outputs]
     idx = np.arange(state[0].shape[0])
+    live = np.ones(idx.shape, bool)
     for _ in range(max_iter):
         if idx.size == 0:
-            return final
+            return tuple(final)
         state, done = step(state)
-        if done.any():
-            for f, s in zip(final, state):
-                f[idx[done]] = s[done]
-            keep = ~done
-            idx, state = idx[keep], tuple(s[keep] for s in state)
-    for f, s in zip(final, state):
-        f[idx] = s
-    return final
+        newly = done & live
+        if newly.any():
+            for f, k in zip(final, outputs):
+                f[idx[newly]] = state[k][newly]
+            live &= ~newly
+            if 2 * np.count_nonzero(live) <= live.size:
+                idx, state, live = idx[live], tuple(v[live] for v in state), live[live]
+    for f, k in zip(final, outputs):
+        f[idx[live]] = state[k][live]
+    return tuple(final)
 
 
 # -- incomplete gamma -------------------------------------------------------------------------
@@ -89,8 +94,8 @@ def _series(a, x, mode: str) -> np.ndarray:
         return (r, c, ans, dc, dans, xs), done
 
     terms = _VALUE_TERMS if eps_on_value else _DERIVATIVE_TERMS
-    _, _, ans, _, dans, _ = _lockstep((a.copy(), one, one.copy(), zero, zero.copy(), x), step,
-                                      terms)
+    ans, dans = _lockstep((a.copy(), one, one.copy(), zero, zero.copy(), x), step, terms,
+                          (2, 4))
     dlogax = np.log(x) - digamma(a + 1.0)
     # NOTE: here dP/dx = a ax / x (ax carries 1 / Gamma(a + 1)), hence x / a below
     out = _finish(mode, ans, dans, ax, dlogax, x / a)
@@ -121,8 +126,7 @@ def _continued_fraction(a, x, mode: str) -> np.ndarray:
     state = (zero, y, z, np.ones_like(a), xf.copy(), xf + 1.0, qkm1, ans, zero.copy(),
              zero.copy(), zero.copy(), dqkm1, dans)
     terms = _VALUE_TERMS if mode == VALUE else _DERIVATIVE_TERMS
-    final = _lockstep(state, lambda s: _cf_step(s, mode == VALUE), terms)
-    ans, dans = final[7], final[12]
+    ans, dans = _lockstep(state, lambda s: _cf_step(s, mode == VALUE), terms, (7, 12))
     out = _finish(mode, ans, dans, ax, np.log(xf) - digamma(a), xf)
     return np.where(ax == 0.0, 0.0, out)
 
@@ -220,7 +224,7 @@ def _beta_pseries(a, b, x) -> np.ndarray:
     total = np.zeros_like(a)
     if more.any():
         start = (np.full_like(a, 2.0), u, np.zeros_like(a), a, b, x, lim)
-        total[more] = _lockstep(tuple(st[more] for st in start), step, _PSERIES_TERMS)[2]
+        total[more] = _lockstep(tuple(st[more] for st in start), step, _PSERIES_TERMS, (2,))[0]
     s = total + v + ai
     return np.exp(_lgamma(a + b) - _lgamma(a) - _lgamma(b) + a * np.log(x) + np.log(s))
 
@@ -253,9 +257,8 @@ def _beta_cf(a, b, x, small: bool) -> np.ndarray:
                 k7 + 2.0, k8 + 2.0, pkm2 * scale, qkm2 * scale, pkm1 * scale, qkm1 * scale, r,
                 xs), done
 
-    final = _lockstep(k + (zero, one, one.copy(), one.copy(), one.copy(), x), step,
-                      _BETA_TERMS)
-    return final[12]
+    return _lockstep(k + (zero, one, one.copy(), one.copy(), one.copy(), x), step, _BETA_TERMS,
+                     (12,))[0]
 
 
 def _beta_cf_branch(a, b, x) -> np.ndarray:
