@@ -143,6 +143,14 @@ def test_jit_scope_sets_tf_attrs_and_gradients_inherit_them():
     assert tanh_grad.get_attr("_XlaCompile") is True
 
 
+def test_contrib_jit_scope_is_the_same_scope():
+    g = tf.Graph()
+    with g.as_default(), tf.contrib.compiler.jit.experimental_jit_scope():
+        y = tf.constant(1.0) * 2.0
+    assert y.op.get_attr("_XlaCompile") is True
+    assert y.op.get_attr("_XlaScope") == b"jit_scope_0"
+
+
 def test_global_jit_level_is_parsed_from_config_proto_and_dict():
     from tensorweave.master.options import SessionOptions
 
