@@ -380,3 +380,22 @@ def test_loops_and_conds_stay_on_cpu_around_an_xla_training_step(built):
     assert any("ApplyGradientDescent" in {it.op for it in ex._body} for ex in built)
     np.testing.assert_allclose(got, want, rtol=1e-5)
     np.testing.assert_allclose(w_got, w_want, rtol=1e-5, atol=1e-7)
+
+
+def test_a_cuda_gpu_would_list_gpu_and_xla_gpu(monkeypatch):
+    """The GPU code path without a GPU: jax reporting one CUDA device gives GPU:0 and
+    XLA_GPU:0 (both compiled: their kernels are the lowerings)."""
+    import importlib.util
+
+    from tensorweave.runtime.kernels.xla import backend
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: object() if name == "jax_cuda12_plugin" else
+                        real(name, *a))
+    monkeypatch.setattr(backend, "gpu_count", lambda: 1)
+    names = backend.device_names("localhost", 0)
+    assert [n.rsplit("/", 1)[1] for n in names] == ["device:XLA_CPU:0", "device:GPU:0",
+                                                    "device:XLA_GPU:0"]
+    assert all(backend.is_compiled_device(n) for n in names)
+    assert not backend.is_compiled_device("/job:localhost/replica:0/task:0/device:CPU:0")

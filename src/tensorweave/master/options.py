@@ -39,6 +39,8 @@ class SessionOptions:
     cpus: int = 1
     inter_op_threads: int = 0
     intra_op_threads: int = 0
+    inter_op_pools: tuple[tuple[int, str], ...] = ()  # session_inter_op_thread_pool
+    per_session_threads: bool = False          # use_per_session_threads (runtime/threads.py)
     soft_placement: bool = False
     log_placement: bool = False
     timeout_ms: int = 0                       # operation_timeout_in_ms (0: none)
@@ -68,6 +70,9 @@ class SessionOptions:
             cpus=_cpus((d.get("device_count") or {}).get("CPU", 1)),
             inter_op_threads=int(d.get("inter_op_parallelism_threads") or 0),
             intra_op_threads=int(d.get("intra_op_parallelism_threads") or 0),
+            inter_op_pools=tuple((int(p.get("num_threads") or 0), str(p.get("global_name") or ""))
+                                 for p in d.get("session_inter_op_thread_pool") or ()),
+            per_session_threads=bool(d.get("use_per_session_threads")),
             soft_placement=bool(d.get("allow_soft_placement")),
             log_placement=bool(d.get("log_device_placement")),
             timeout_ms=int(d.get("operation_timeout_in_ms") or 0),
@@ -83,6 +88,9 @@ class SessionOptions:
             cpus=_cpus(dict(config.device_count).get("CPU", 1)),
             inter_op_threads=config.inter_op_parallelism_threads,
             intra_op_threads=config.intra_op_parallelism_threads,
+            inter_op_pools=tuple((p.num_threads, p.global_name)
+                                 for p in config.session_inter_op_thread_pool),
+            per_session_threads=config.use_per_session_threads,
             soft_placement=config.allow_soft_placement,
             log_placement=config.log_device_placement,
             timeout_ms=int(config.operation_timeout_in_ms),
@@ -97,6 +105,9 @@ class SessionOptions:
             "device_count": {"CPU": self.cpus},
             "inter_op_parallelism_threads": self.inter_op_threads,
             "intra_op_parallelism_threads": self.intra_op_threads,
+            "session_inter_op_thread_pool": [{"num_threads": n, "global_name": name}
+                                             for n, name in self.inter_op_pools],
+            "use_per_session_threads": self.per_session_threads,
             "allow_soft_placement": self.soft_placement,
             "log_device_placement": self.log_placement,
             "operation_timeout_in_ms": self.timeout_ms,

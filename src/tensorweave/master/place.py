@@ -22,6 +22,7 @@ from tensorweave import dtypes, errors, ir
 from tensorweave.ops.registry import OPS, op_traits
 from tensorweave.runtime.device import DeviceSpec
 from tensorweave.runtime.kernels.registry import has_kernel
+from tensorweave.runtime.kernels.xla.backend import is_compiled
 
 
 @dataclass
@@ -76,7 +77,7 @@ def _place_groups(nodes, order, todo, devices, placement, allow_soft) -> None:
     # NOTE: an XLA partition is compiled whole, without control flow: loops and cond
     # branches stay on a CPU
     off_xla = control_flow_nodes(nodes, order) if any(
-        (s.device_type or "").startswith("XLA_") for s in specs) else set()
+        is_compiled(s.device_type) for s in specs) else set()
     by_group: dict[str, list[str]] = {}
     for n in order:
         by_group.setdefault(groups.find(n), []).append(n)
@@ -171,7 +172,7 @@ def _place_group(nodes, members, devices, specs, placement, allow_soft, chosen,
 
 def _kernel_ok(node: ir.NodeDef, device_type: str | None, off_xla=frozenset()) -> bool:
     """Whether `node` can run on `device_type` (`off_xla`: nodes no XLA device takes)."""
-    if node.name in off_xla and (device_type or "").startswith("XLA_"):
+    if node.name in off_xla and is_compiled(device_type):
         return False
     return has_kernel(node.op, device_type or "CPU", node.attrs)
 

@@ -23,6 +23,7 @@ API for other runners (the auto-clustering runner builds on it): `XlaExecutable(
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections import OrderedDict
 
@@ -45,6 +46,7 @@ IN_OPS = frozenset(["_Arg", "_Recv", "_HostRecv"])
 OUT_OPS = frozenset(["_Retval", "_Send", "_HostSend"])
 VARIABLE_OPS = frozenset(["VariableV2", "Variable"])
 CACHE_SIZE = 16
+_LOG = logging.getLogger("tensorweave")
 _COUNTERS = "__xla_random_counters"
 
 
@@ -176,6 +178,10 @@ class XlaExecutable:
         with self._lock:
             self._cache[key] = fn
             self.compiles += 1
+            if self.compiles > 1:
+                _LOG.info("XLA: compiling a partition of %s again (%d compilations; inputs %s)",
+                          self.plan.device, self.compiles,
+                          [(v.dtype.name, v.shape) for v in values])
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return fn

@@ -20,6 +20,7 @@ from tensorweave.master.passes import PassContext, register_pass
 from tensorweave.master.passes.graph_view import GraphView
 from tensorweave.ops.registry import OPS
 from tensorweave.runtime.kernels.cpu.fused import FUSIBLE_UNARY
+from tensorweave.runtime.kernels.xla.backend import is_compiled_device
 
 _ACTIVATIONS = frozenset(["Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"])
 _BASES = {"MatMul": "_FusedMatMul", "Conv2D": "_FusedConv2D"}
@@ -45,7 +46,7 @@ def run(view: GraphView, ctx: PassContext) -> None:
 
 
 def _on_xla(ctx: PassContext, node: ir.NodeDef) -> bool:
-    return "/device:XLA_" in ctx.placement.get(node.name, node.device or "")
+    return is_compiled_device(ctx.placement.get(node.name, node.device or ""))
 
 
 def _single_use(view: GraphView, name: str, ctx: PassContext, device: str) -> bool:
