@@ -418,7 +418,8 @@ def test_recompiles_per_shape_signature_are_bounded_and_logged(monkeypatch, capl
     (exe,) = made
     assert exe.compiles == 22                       # 22 distinct batch sizes, repeats cached
     assert exe.cache_size == 16 and len(exe._exe._cache) == 16   # the LRU bound
-    recompiles = [r for r in caplog.records if "recompiling" in r.getMessage()]
+    recompiles = [r for r in caplog.records
+                  if "XLA cluster cluster_0 again" in r.getMessage()]
     assert len(recompiles) == 21 and "(7, 3)" in recompiles[5].getMessage()
 
 
