@@ -230,14 +230,15 @@ def _compile(plan: Plan, traced: bool, pool=None) -> _Compiled:
     pending: list = []
     for k, item in enumerate(items):
         code = _node_line(item, ns, copies, rets)
-        if code is None:
-            continue
-        if traced:
-            code = _traced_line(item, code)
-        elif level is not None:
-            code = _maybe_submit(item, code, items, k, level, pending)
-        lines.append("    " + code)
-        line_nodes[len(lines)] = item.node
+        if code is not None:
+            if traced:
+                code = _traced_line(item, code)
+            elif level is not None:
+                code = _maybe_submit(item, code, items, k, level, pending)
+            lines.append("    " + code)
+            line_nodes[len(lines)] = item.node
+        # NOTE: also after a _Retval (no line): a depth's submitted nodes are collected
+        # before the next depth reads them
         if level is not None and _wave_ends(items, k, level):
             for done_item, collect in pending:
                 lines.append("    " + collect)
