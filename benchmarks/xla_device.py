@@ -52,7 +52,7 @@ def mlp(batch, hidden):
     h = tf.layers.dense(h, hidden, tf.nn.relu)
     logits = tf.layers.dense(h, 10)
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-    return tf.train.AdamOptimizer(1e-3).minimize(loss), {x: xs, y: ys}
+    return [loss, tf.train.AdamOptimizer(1e-3).minimize(loss)], {x: xs, y: ys}
 
 
 def cnn():
@@ -67,7 +67,7 @@ def cnn():
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
     rng = np.random.default_rng(0)
     feed = {x: rng.random((64, 28, 28, 1), dtype=np.float32), y: rng.integers(0, 10, 64)}
-    return tf.train.AdamOptimizer(1e-3).minimize(loss), feed
+    return [loss, tf.train.AdamOptimizer(1e-3).minimize(loss)], feed
 
 
 def lstm_ptb():
@@ -90,7 +90,7 @@ def lstm_ptb():
     grads, _ = tf.clip_by_global_norm(tf.gradients(loss, params), 5.0)
     train = tf.train.GradientDescentOptimizer(1.0).apply_gradients(zip(grads, params))
     rng = np.random.default_rng(0)
-    return train, {inputs: rng.integers(0, vocab, (batch, steps)),
+    return [loss, train], {inputs: rng.integers(0, vocab, (batch, steps)),
                    targets: rng.integers(0, vocab, (batch, steps))}
 
 

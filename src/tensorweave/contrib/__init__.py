@@ -2,9 +2,10 @@
 `tf.contrib.slim`, `tf.contrib.seq2seq`, `tf.contrib.rnn`, `tf.contrib.framework`,
 `tf.contrib.lookup`, `tf.contrib.distributions`, `tf.contrib.legacy_seq2seq`,
 `tf.contrib.metrics`, `tf.contrib.training`, `tf.contrib.signal`, `tf.contrib.deprecated`'s
-summaries)."""
+summaries, `tf.contrib.compiler.jit`)."""
 
 from tensorweave.contrib import (
+    compiler,
     deprecated,
     distributions,
     framework,
@@ -19,5 +20,5 @@ from tensorweave.contrib import (
     training,
 )
 
-__all__ = ["deprecated", "distributions", "framework", "layers", "legacy_seq2seq", "lookup",
-           "metrics", "rnn", "seq2seq", "signal", "slim", "training"]
+__all__ = ["compiler", "deprecated", "distributions", "framework", "layers", "legacy_seq2seq",
+           "lookup", "metrics", "rnn", "seq2seq", "signal", "slim", "training"]

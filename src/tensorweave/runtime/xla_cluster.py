@@ -3,8 +3,8 @@
 The cluster's FunctionDef (`_Arg`s, pure nodes, `_Retval`s) becomes a plan on XLA_CPU run by
 an `XlaExecutable` (its public `run`), which traces and jit-compiles it once per input
 signature (shapes, dtypes and the values of inputs feeding a shape or axis slot), its bounded
-LRU keeping the executables. Every compile after the first is logged with the signature that
-caused it.
+LRU keeping the executables; it logs every compile after the first with the input signature
+that caused it, naming the cluster.
 
 A cluster's inputs are host arrays and its results go back to numpy kernels, and jax's CPU
 device reads numpy arguments in place, so the arrays are handed to the executable as they are
@@ -14,15 +14,11 @@ way, against ~35 µs for a whole jitted call).
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 
 from tensorweave import errors, ir
 from tensorweave.runtime.plan import Plan
 from tensorweave.runtime.xla_executable import CACHE_SIZE, XlaExecutable
-
-_LOG = logging.getLogger("tensorweave")
 
 
 class _HostArrays:
@@ -45,7 +41,9 @@ class ClusterExecutable:
     `XlaExecutable` is (its cache is locked)."""
 
     def __init__(self, fdef: ir.FunctionDef, node_name: str, cache_size: int = CACHE_SIZE):
-        plan = Plan(ir.GraphDef(nodes=list(fdef.nodes)), "XLA_CPU", device="/device:XLA_CPU:0")
+        # NOTE: the plan's device names the cluster in the executable's errors and logs
+        plan = Plan(ir.GraphDef(nodes=list(fdef.nodes)), "XLA_CPU",
+                    device=f"XLA cluster {node_name}")
         self._exe = XlaExecutable(plan, cache_size)
         # NOTE: the executable's own jax handle; only its device_put changes (module doc)
         self._exe._jax = _HostArrays(self._exe._jax)
@@ -58,16 +56,11 @@ class ClusterExecutable:
         return self._exe.compiles
 
     def __call__(self, *args) -> tuple:
-        before = self._exe.compiles
         try:
             results = self._exe.run(list(args), None)
         except errors.OpError as e:
             raise type(e)(e.node_def, e.op, f"In XLA cluster {self.node_name}: {e.message}") \
                 from None
-        if self._exe.compiles > before > 0:
-            sig = tuple((np.asarray(a).dtype.name, np.shape(a)) for a in args)
-            _LOG.info("XlaLaunch %s: recompiling for input signature %s (compile %d; %d kept)",
-                      self.node_name, sig, self._exe.compiles, self.cache_size)
         return tuple(results)
 
 

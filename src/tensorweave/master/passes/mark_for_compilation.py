@@ -17,21 +17,30 @@ when no other path joins its ends, so contracting a cluster never creates a cycl
 (`graph_cycles.py`). Constant inputs are copied into the cluster's function.
 
 When a cluster is compiled (`worth_compiling`, the cost rule): always when a member was
-marked `_XlaCompile=True` (the user asked, as in TF). Auto-clusters are modelled against our
-executor: compiling is faster when the per-op work it removes exceeds what a compiled call
-costs,
+marked `_XlaCompile=True` (the user asked, as in TF). An auto-cluster is compiled when the
+work it takes off our executor exceeds what one compiled call costs:
 
-    Σ_members (OP_US + BYTE_NS · out_bytes / 1000)  >  LAUNCH_US + ARG_US · (inputs + outputs)
+    Σ_members saving(node)  >  LAUNCH_US + ARG_US · max(0, inputs + outputs − 4)
+    saving(node) = OP_US + out_bytes · (BYTE_NS_MEMORY if out_bytes > CACHE_BYTES
+                                         else BYTE_NS_CACHED)
+                   + TRANSCENDENTAL_NS · out_elements   (tanh, sigmoid, exp, log, ...)
 
-where members are the nodes that compute (GEMMs count zero: the same BLAS-class loop runs
-either way), OP_US is our per-node dispatch plus a numpy temporary, `out_bytes` the node's
-statically known output size (unknown dimensions count 1, so the model errs towards not
-compiling), BYTE_NS the memory pass XLA's fusion saves per byte, and LAUNCH_US/ARG_US a
-jitted call's fixed and per-argument cost (measured here with jax 0.10 on CPU: ~35 µs for a
-2-in/2-out call, ~1.5 µs per further array). Convolutions (traits compute_class POOL) never
-join an auto-cluster: XLA:CPU's convolutions run several times slower than our im2col + GEMM
-kernels (the CNN step: XLA 69 ms, ours and TF's 11–16 ms); the pooling ops
-(SLOW_ON_XLA_CPU) stay out with them.
+GEMMs and metadata/view ops save nothing (the same BLAS-class loop runs either way); sizes
+are the static output shapes, unknown dimensions counting 1 (so the rule errs towards not
+compiling). The constants are fitted to one measurement on the 2-core dev machine under
+load (~10 runnable processes; best of 40 alternating steps, µs; jax 0.10 CPU):
+
+    elements per tensor               16     16K     128K      1M
+    13-op add/mul chain, ours         55     124     1007   19220
+                         compiled    176     323     1032    4113
+    8 ops with tanh, sigmoid, ours   105     323     2326   36850
+                         compiled    255     422     1080    7203
+
+(the compiled call's fixed cost ~150-200 µs; fusion saves ~0.3 ns per byte once tensors
+leave the cache, little while they fit; numpy's transcendentals cost ~3+ ns per element more
+than XLA's). Convolutions (traits compute_class POOL) never join an auto-cluster: XLA:CPU's
+convolutions run several times slower than our im2col + GEMM kernels (the CNN step: XLA
+69 ms, ours and TF's 11–16 ms); the pooling ops (SLOW_ON_XLA_CPU) stay out with them.
 """
 
 from __future__ import annotations
@@ -52,10 +61,17 @@ from tensorweave.runtime.kernels.registry import has_kernel
 
 _LOG = logging.getLogger("tensorweave")
 
-LAUNCH_US = 35.0      # a jitted call with numpy arguments, 2 in / 2 out
-ARG_US = 1.5          # each further argument or result
-OP_US = 2.0           # one node in our executor: dispatch plus a numpy temporary
-BYTE_NS = 0.25        # one fused-away memory pass, per byte of the node's output
+LAUNCH_US = 200.0          # one compiled call of a cluster, 2 in / 2 out (module docstring)
+ARG_US = 5.0               # each further argument or result
+OP_US = 2.0                # one small node in our executor
+BYTE_NS_CACHED = 0.03      # per byte of a node's output that fits in the cache
+BYTE_NS_MEMORY = 0.29      # per byte of a larger one (one fused-away memory pass)
+CACHE_BYTES = 1 << 20
+TRANSCENDENTAL_NS = 3.0    # per element of a transcendental op's output
+TRANSCENDENTAL = frozenset(["Tanh", "Sigmoid", "Exp", "Expm1", "Log", "Log1p", "Sin", "Cos",
+                            "Softplus", "Elu", "Selu", "Erf", "Pow", "Softmax", "LogSoftmax",
+                            "SparseSoftmaxCrossEntropyWithLogits",
+                            "SoftmaxCrossEntropyWithLogits", "TanhGrad", "SigmoidGrad"])
 FREE_OPS = frozenset(["Identity", "Shape", "Size", "Rank", "NoOp", "StopGradient",
                       "PreventGradient", "Snapshot", "Reshape", "ExpandDims", "Squeeze"])
 # Window ops XLA:CPU runs as generic loops (reduce_window, select_and_scatter): kept out of
@@ -352,21 +368,26 @@ def worth_compiling(view: GraphView, cluster: Cluster) -> tuple[bool, str]:
 def _op_us(view: GraphView, node: ir.NodeDef) -> float:
     if node.op in FREE_OPS or op_traits(node.op).compute_class == GEMM:
         return 0.0
-    return OP_US + BYTE_NS * _known_bytes(view, node) / 1000.0
+    elems, size = _known_size(view, node)
+    nbytes = elems * size
+    per_byte = BYTE_NS_MEMORY if nbytes > CACHE_BYTES else BYTE_NS_CACHED
+    extra = TRANSCENDENTAL_NS * elems if node.op in TRANSCENDENTAL else 0.0
+    return OP_US + (per_byte * nbytes + extra) / 1000.0
 
 
-def _known_bytes(view: GraphView, node: ir.NodeDef) -> int:
+def _known_size(view: GraphView, node: ir.NodeDef) -> tuple[int, int]:
+    """(elements, bytes per element) of output 0, unknown dimensions counting 1."""
     shape = view.shape(node.name)
     if shape is None:
-        return 0
+        return 0, 0
     try:
         size = output_dtypes(node)[0].size
     except Exception:  # noqa: BLE001 - an untyped output counts nothing
-        return 0
+        return 0, 0
     elems = 1
     for d in shape:
         elems *= d if isinstance(d, int) and d > 0 else 1
-    return elems * size
+    return elems, size
 
 
 def _op_summary(view: GraphView, cluster: Cluster) -> str:
