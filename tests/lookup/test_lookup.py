@@ -165,6 +165,20 @@ def test_shared_name_shares_one_table(graph):
         assert sess.run(b.lookup(tf.constant([1], tf.int64))).tolist() == [11]
 
 
+def test_dense_hash_table_op():
+    """MutableDenseHashTableV2 (more in test_table_checkpoint.py): lookups, removes, size."""
+    with tf.Graph().as_default():
+        t = tf.lookup.experimental.DenseHashTable(tf.string, tf.int64, -1, empty_key="",
+                                                  deleted_key="-", initial_num_buckets=8)
+        assert t.resource_handle.op.type == "MutableDenseHashTableV2"
+        ins = t.insert(tf.constant(["x", "y"]), tf.constant([1, 2], tf.int64))
+        with tf.Session() as sess:
+            sess.run(ins)
+            sess.run(t.remove(tf.constant(["x"])))
+            assert sess.run(t.lookup(tf.constant(["x", "y"]))).tolist() == [-1, 2]
+            assert sess.run(t.size()) == 1
+
+
 def test_every_table_op_is_used_here():
     import inspect
     src = inspect.getsource(inspect.getmodule(test_every_table_op_is_used_here))

@@ -1,7 +1,8 @@
-"""Checkpointed mutable lookup tables: a MutableHashTable (scalar or vector values) is saved
-by `tf.train.Saver` under TF's keys `<name>-keys` / `<name>-values` (its export op) and
-restored by LookupTableImportV2, so table checkpoints move both ways between TensorFlow 2.21
-and tensorweave (slow tests through the TF peer run tf_table_checkpoint.py under each)."""
+"""Checkpointed mutable lookup tables: a MutableHashTable (scalar or vector values) and a
+MutableDenseHashTable (int and string keys) are saved by `tf.train.Saver` under TF's keys
+`<name>-keys` / `<name>-values` (their export ops) and restored by LookupTableImportV2, so
+table checkpoints move both ways between TensorFlow 2.21 and tensorweave (slow tests through
+the TF peer run tf_table_checkpoint.py under each); a dense table's bucket arrays equal TF's."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ import tensorweave as tf
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "tf_table_checkpoint.py")
 WANT = {"ids": [3, -1, 1, 4], "vecs": [[1.0, 2.0], [0.0, 0.0], [3.0, 4.0]], "size": 3,
-        "v": [5.0, 6.0]}
+        "v": [5.0, 6.0], "dense": [1, -1, 3, -1], "dense_size": 2,
+        "svecs": [[3.0, 4.0], [9.0, 10.0], [0.0, 0.0]]}
 
 
 def _run(python, mode, prefix, as_tf=False) -> dict:
@@ -85,6 +87,40 @@ def test_tf_restores_ours_and_we_restore_tfs(tmp_path, tf_peer):
     theirs = _run(tf_peer, "write", str(tmp_path / "theirs" / "m"))["prefix"]
     reader = tf.train.NewCheckpointReader(theirs)
     assert set(reader.get_variable_to_shape_map()) == {
-        "v", "words-keys", "words-values", "vecs-keys", "vecs-values"}
+        "v", "words-keys", "words-values", "vecs-keys", "vecs-values", "dense-keys",
+        "dense-values", "sdense-keys", "sdense-values"}
+    # a dense table's checkpoint is its bucket array (hash layout, growth, deleted buckets):
+    # ours equal TF's bucket for bucket
+    mine = tf.train.NewCheckpointReader(ours)
+    for key in ("dense-keys", "dense-values", "sdense-keys", "sdense-values"):
+        assert mine.get_tensor(key).tolist() == reader.get_tensor(key).tolist(), key
+    assert reader.get_variable_to_shape_map()["sdense-keys"] == [8, 1]
     np.testing.assert_array_equal(sorted(reader.get_tensor("vecs-keys").tolist()), [7, 9])
     assert _run(sys.executable, "read", theirs, as_tf=True) == WANT
+
+
+def test_dense_table_reserved_keys_growth_and_errors():
+    with tf.Graph().as_default():
+        t = tf.contrib.lookup.MutableDenseHashTable(tf.int64, tf.int64, -1, empty_key=0,
+                                                    deleted_key=-1, initial_num_buckets=4)
+        ins = t.insert(tf.constant([5, 6, 7, 8], tf.int64), tf.constant([50, 60, 70, 80],
+                                                                         tf.int64))
+        keys, _ = t.export()
+        with tf.Session() as sess:
+            sess.run(ins)   # 4 > 4 x 0.8: the buckets double to 8 first
+            assert sess.run(keys).shape == (8, 1)
+            assert sess.run(t.lookup(tf.constant([8, 9], tf.int64))).tolist() == [80, -1]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="empty_key as a table"):
+                sess.run(t.lookup(tf.constant([0], tf.int64)))
+            with pytest.raises(tf.errors.InvalidArgumentError, match="deleted_key as a table"):
+                sess.run(t.insert(tf.constant([-1], tf.int64), tf.constant([1], tf.int64)))
+        bad = tf.contrib.lookup.MutableDenseHashTable(tf.int64, tf.int64, -1, empty_key=3,
+                                                      deleted_key=3, checkpoint=False)
+        odd = tf.contrib.lookup.MutableDenseHashTable(tf.int64, tf.int64, -1, empty_key=0,
+                                                      deleted_key=-1, initial_num_buckets=6,
+                                                      checkpoint=False, name="odd")
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="cannot be equal"):
+                sess.run(bad.size())
+            with pytest.raises(tf.errors.InvalidArgumentError, match="power of 2"):
+                sess.run(odd.size())

@@ -1,5 +1,5 @@
 """Run by test_table_checkpoint.py under the TensorFlow peer (or under tensorweave): builds
-the same graph of two checkpointed MutableHashTables and a variable, then
+the same graph of two checkpointed MutableHashTables, a DenseHashTable and a variable, then
 
     write PREFIX   fills them, saves with tf.train.Saver and prints {"prefix": ...};
     read PREFIX    restores PREFIX into a fresh graph and prints the lookups as JSON.
@@ -25,13 +25,26 @@ def build():
     words = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1, name="words")
     vecs = tf.lookup.experimental.MutableHashTable(tf.int64, tf.float32, [0.0, 0.0],
                                                    name="vecs")
+    dense = tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, -1, empty_key=0,
+                                                  deleted_key=-1, initial_num_buckets=16,
+                                                  name="dense")
+    sdense = tf.lookup.experimental.DenseHashTable(tf.string, tf.float32, [0.0, 0.0],
+                                                   empty_key="", deleted_key="<del>",
+                                                   initial_num_buckets=4, name="sdense")
     v = tf.Variable([1.5, 2.5], name="v")
     fill = [words.insert(tf.constant(["apple", "pear", "plum"]),
                          tf.constant([3, 1, 4], tf.int64)),
             vecs.insert(tf.constant([7, 9], tf.int64), tf.constant([[1.0, 2.0], [3.0, 4.0]])),
-            v.assign([5.0, 6.0])]
+            v.assign([5.0, 6.0]),
+            dense.insert(tf.constant([11, 12, 13], tf.int64), tf.constant([1, 2, 3], tf.int64)),
+            sdense.insert(tf.constant(["a", "bb", "ccc", "dddd", "e"]),    # grows to 8
+                          tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0],
+                                       [9.0, 10.0]]))]
+    with tf.control_dependencies(fill):   # a removal leaves a deleted bucket in TF's export
+        fill = [dense.remove(tf.constant([12], tf.int64))]
     probe = [words.lookup(tf.constant(QUERY)), vecs.lookup(tf.constant([7, 8, 9], tf.int64)),
-             words.size(), v]
+             words.size(), v, dense.lookup(tf.constant([11, 12, 13, 14], tf.int64)),
+             dense.size(), sdense.lookup(tf.constant(["bb", "e", "zz"]))]
     return fill, probe
 
 
@@ -45,9 +58,10 @@ def main(mode, prefix):
             print(json.dumps({"prefix": saver.save(sess, prefix)}))
         else:
             saver.restore(sess, prefix)
-            ids, vecs, size, v = sess.run(probe)
+            ids, vecs, size, v, dense, dense_size, svecs = sess.run(probe)
             print(json.dumps({"ids": ids.tolist(), "vecs": vecs.tolist(), "size": int(size),
-                              "v": v.tolist()}))
+                              "v": v.tolist(), "dense": dense.tolist(),
+                              "dense_size": int(dense_size), "svecs": svecs.tolist()}))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from tensorweave.ops.lookup_tables import (
     HashTable,
     IdTableWithHashBuckets,
     KeyValueTensorInitializer,
+    MutableDenseHashTable,
     MutableHashTable,
     StrongHashSpec,
     TableInitializerBase,
@@ -23,7 +24,8 @@ from tensorweave.ops.lookup_tables import (
 
 __all__ = [
     "FastHashSpec", "HashTable", "HasherSpec", "IdTableWithHashBuckets",
-    "KeyValueTensorInitializer", "MutableHashTable", "StrongHashSpec", "TableInitializerBase",
+    "KeyValueTensorInitializer", "MutableDenseHashTable", "MutableHashTable", "StrongHashSpec",
+    "TableInitializerBase",
     "TextFileIdTableInitializer", "TextFileIndex", "TextFileInitializer",
     "TextFileStringTableInitializer", "index_table_from_file", "index_table_from_tensor",
     "index_to_string", "index_to_string_table_from_file", "index_to_string_table_from_tensor",

@@ -64,6 +64,25 @@ _register("MutableHashTableV2", outputs=["table_handle: resource"], attrs=_TABLE
 _register("MutableHashTableOfTensorsV2", outputs=["table_handle: resource"],
           attrs=_TABLE_ATTRS + ["value_shape: shape = []"], shape_fn=_scalar)
 
+
+
+def _dense_table_shape(ctx):
+    """empty_key and deleted_key: scalars (the one key shape these tables take here)."""
+    for i, what in ((0, "empty_key"), (1, "deleted_key")):
+        s = ctx.input_shape(i)
+        if s.ndims not in (None, 0):
+            raise ctx.fail(f"{what} must be a scalar here (tables of vector keys are not "
+                           f"supported), got shape {s}")
+    return TensorShape([])
+
+
+_register("MutableDenseHashTableV2", inputs=["empty_key: key_dtype", "deleted_key: key_dtype"],
+          outputs=["table_handle: resource"],
+          attrs=_TABLE_ATTRS + ["value_shape: shape = []",
+                                "initial_num_buckets: int = 131072",
+                                "max_load_factor: float = 0.8"],
+          shape_fn=_dense_table_shape)
+
 _register("LookupTableFindV2",
           inputs=["table_handle: resource", "keys: Tin", "default_value: Tout"],
           outputs=["values: Tout"], attrs=["Tin: type", "Tout: type"], shape_fn=_find_shape)

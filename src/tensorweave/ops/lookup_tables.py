@@ -312,6 +312,51 @@ class MutableHashTable(_Table):
             return apply_op("LookupTableImportV2", self._handle, keys, values, name=scope)
 
 
+class MutableDenseHashTable(MutableHashTable):
+    """A mutable table in open addressing over a power-of-2 bucket array (op
+    MutableDenseHashTableV2): `empty_key` and `deleted_key` are reserved (using either as a
+    key is an InvalidArgumentError), and its export, so its checkpoint, holds the whole
+    bucket array, unused buckets as `empty_key`, as TensorFlow's does. Scalar keys only."""
+
+    def __init__(self, key_dtype, value_dtype, default_value, empty_key, deleted_key,
+                 initial_num_buckets=None, shared_name=None, name="MutableDenseHashTable",
+                 checkpoint=True):
+        _Table.__init__(self, key_dtype, value_dtype, name)
+        self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype,
+                                                name="default_value")
+        self._empty_key = convert_to_tensor(empty_key, dtype=self._key_dtype, name="empty_key")
+        self._deleted_key = convert_to_tensor(deleted_key, dtype=self._key_dtype,
+                                              name="deleted_key")
+        kw = {} if initial_num_buckets is None else {"initial_num_buckets": initial_num_buckets}
+        self._handle = apply_op(
+            "MutableDenseHashTableV2", self._empty_key, self._deleted_key,
+            shared_name=shared_name or "",
+            use_node_name_sharing=checkpoint and shared_name is None,
+            value_dtype=self._value_dtype, value_shape=self._default_value.shape,
+            max_load_factor=0.8, name=name, **kw)
+        self._name = self._handle.op.name.split("/")[-1]
+        if checkpoint:
+            get_default_graph().add_to_collection(GraphKeys.SAVEABLE_OBJECTS,
+                                                  _TableSaveable(self, name))
+
+    def lookup(self, keys, name=None):
+        keys = _check_keys(self, keys)
+        with name_scope(name, f"{self._name}_lookup_table_find", [self._handle]) as scope:
+            return _on_values(keys, lambda k: apply_op(
+                "LookupTableFindV2", self._handle, k, self._default_value, name=scope))
+
+
+class DenseHashTable(MutableDenseHashTable):
+    """`tf.lookup.experimental.DenseHashTable`: MutableDenseHashTable with TF 2's argument
+    order (`name` before `checkpoint`, no `shared_name`)."""
+
+    def __init__(self, key_dtype, value_dtype, default_value, empty_key, deleted_key,
+                 initial_num_buckets=None, name="MutableDenseHashTable", checkpoint=True):
+        super().__init__(key_dtype, value_dtype, default_value, empty_key, deleted_key,
+                         initial_num_buckets=initial_num_buckets, name=name,
+                         checkpoint=checkpoint)
+
+
 class _TableSaveable(SaveableObject):
     """A mutable table in a checkpoint: its exported keys and values under `<name>-keys` and
     `<name>-values`, restored by LookupTableImportV2 (TF's MutableHashTable._Saveable)."""

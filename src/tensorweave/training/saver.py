@@ -455,8 +455,10 @@ class Saver:
         self.saver_def = build_saver_def(
             saveables, self._reshape, self._sharded, self._max_to_keep, self._keep_hours,
             self._name, self._filename)
-        self._restore_items = [_RestoreItem(s.name, s.ref, self._reshape, s.spec)
-                               for s in saveables]
+        # NOTE: a SaveableObject's tensors have no static shape to hold the file to (a
+        # dense table's export is its bucket array), so only their dtypes are checked
+        self._restore_items = [_RestoreItem(s.name, s.ref, self._reshape or s.owner is not None,
+                                            s.spec) for s in saveables]
 
     def _check_saver_def(self) -> None:
         d = self.saver_def

@@ -15,6 +15,7 @@ import threading
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.runtime.kernels.cpu.fingerprint import legacy_hash64
 from tensorweave.runtime.kernels.registry import register_kernel
 
 
@@ -176,6 +177,186 @@ def _table_factory(mutable: bool, with_shape: bool = False):
 register_kernel("HashTableV2")(_table_factory(False))
 register_kernel("MutableHashTableV2")(_table_factory(True))
 register_kernel("MutableHashTableOfTensorsV2")(_table_factory(True, with_shape=True))
+
+
+class DenseTable(Table):
+    """A MutableDenseHashTable as TF's lookup_table_op.cc keeps it: open addressing over
+    power-of-2 bucket arrays (`key_buckets` [n, 1], `value_buckets` [n, value size]) with
+    quadratic probing, a key's bucket `hash & (n - 1)` (an integer key is its own hash, a
+    string TF's Hash64), unused buckets holding `empty_key`, removed ones `deleted_key`; an
+    insert that would pass `max_load_factor` doubles the buckets first. Export and import
+    move the arrays as they are, so checkpoints are TF's, bucket for bucket."""
+
+    def __init__(self, name, key_dtype, value_dtype, value_shape, empty_key, deleted_key,
+                 num_buckets: int, max_load_factor: float):
+        super().__init__(name, key_dtype, value_dtype, True, value_shape)
+        self.empty_key, self.deleted_key = _key(empty_key), _key(deleted_key)
+        if self.empty_key == self.deleted_key:
+            raise _invalid("Empty and deleted keys cannot be equal")
+        if num_buckets < 4 or num_buckets & (num_buckets - 1):
+            raise _invalid(f"Number of buckets must be at least 4 and a power of 2, got "
+                           f"{num_buckets}")
+        if not 0 < max_load_factor < 1:
+            raise _invalid(f"max_load_factor must be between 0 and 1, got {max_load_factor}")
+        self.max_load_factor = max_load_factor
+        self.width = int(np.prod(self.value_shape)) if self.value_shape else 1
+        self._allocate(num_buckets)
+
+    def _np(self, dtype):
+        return object if dtype.name == "string" else dtype.np_dtype
+
+    def _allocate(self, n: int) -> None:
+        self.keys = np.empty((n, 1), dtype=self._np(self.key_dtype))
+        self.keys[:] = self.empty_key
+        vd = self._np(self.value_dtype)
+        self.values = np.full((n, self.width), b"", dtype=object) if vd is object else \
+            np.zeros((n, self.width), dtype=vd)
+        self.num_entries = 0
+
+    def _hash(self, k) -> int:
+        if isinstance(k, bytes):
+            return legacy_hash64(k)
+        return int(k) & 0xFFFFFFFFFFFFFFFF
+
+    def _reserved(self, k, skip: bool) -> bool:
+        for reserved, what in ((self.empty_key, "empty_key"), (self.deleted_key, "deleted_key")):
+            if k == reserved:
+                if skip:
+                    return True
+                raise _invalid(f"Using the {what} as a table key is not allowed")
+        return False
+
+    def _probe(self, k):
+        """Buckets in TF's probe order for key `k`."""
+        n = self.keys.shape[0]
+        index, probes = self._hash(k) & (n - 1), 0
+        while probes < n:
+            yield index
+            probes += 1
+            index = (index + probes) & (n - 1)
+        raise errors.InternalError(None, None, "Internal error in MutableDenseHashTable")
+
+    def _insert_one(self, k, v) -> None:
+        for b in self._probe(k):
+            held = _key(self.keys[b, 0])
+            if held == k:
+                self.values[b] = v
+                return
+            if held in (self.empty_key, self.deleted_key):
+                self.num_entries += 1
+                self.keys[b, 0] = k
+                self.values[b] = v
+                return
+
+    def _do_insert(self, keys, values, skip_reserved: bool) -> None:
+        for k, v in zip(keys, values):
+            if not self._reserved(k, skip_reserved):
+                self._insert_one(k, v)
+
+    def _flat(self, keys, values=None):
+        ks = [_key(a) for a in np.asarray(keys).reshape(-1)]
+        if values is None:
+            return ks
+        v = np.asarray(values)
+        if v.shape != np.asarray(keys).shape + self.value_shape:
+            raise _invalid(f"Expected shape {list(np.asarray(keys).shape + self.value_shape)} "
+                           f"for value, got {list(v.shape)}")
+        return ks, v.reshape(len(ks), self.width)
+
+    def insert(self, keys, values) -> None:
+        ks, vs = self._flat(keys, values)
+        with self.lock:
+            pending = self.num_entries + len(ks)
+            n = self.keys.shape[0]
+            if pending > n * self.max_load_factor:
+                while pending > n * self.max_load_factor:
+                    n *= 2
+                old_k, old_v = self.keys, self.values
+                self._allocate(n)
+                self._do_insert([_key(a) for a in old_k[:, 0]], old_v, True)
+            self._do_insert(ks, vs, False)
+
+    def remove(self, keys) -> None:
+        with self.lock:
+            for k in self._flat(keys):
+                self._reserved(k, False)
+                for b in self._probe(k):
+                    held = _key(self.keys[b, 0])
+                    if held == k:
+                        self.keys[b, 0] = self.deleted_key
+                        self.num_entries -= 1
+                        break
+                    if held == self.empty_key:
+                        break
+
+    def find(self, keys, default):
+        k = np.asarray(keys)
+        d = np.asarray(default)
+        if d.shape != self.value_shape:
+            raise _invalid(f"Expected shape {list(self.value_shape)} for default value, got "
+                           f"{list(d.shape)}")
+        out = np.empty((k.size, self.width), dtype=self.values.dtype)
+        with self.lock:
+            for i, key in enumerate(self._flat(keys)):
+                self._reserved(key, False)
+                out[i] = d.reshape(self.width)
+                for b in self._probe(key):
+                    held = _key(self.keys[b, 0])
+                    if held == key:
+                        out[i] = self.values[b]
+                        break
+                    if held == self.empty_key:
+                        break
+        return out.reshape(k.shape + self.value_shape)
+
+    def size(self):  # NOTE: an int64 scalar
+        with self.lock:
+            return np.int64(self.num_entries)
+
+    def export(self):
+        with self.lock:
+            return self.keys.copy(), self.values.copy()
+
+    def import_(self, keys, values) -> None:
+        """Adopts bucket arrays (TF's export layout) as they are."""
+        k, v = np.asarray(keys), np.asarray(values)
+        n = k.shape[0] if k.ndim else 0
+        if n < 1 or n & (n - 1):
+            raise _invalid(f"Expected the number of buckets (the keys' length) to be a power "
+                           f"of 2, got {n}")
+        if k.size != n or v.size != n * self.width:
+            raise _invalid(f"Expected keys of shape [{n}, 1] and values of [{n}, "
+                           f"{self.width}], got {list(k.shape)} and {list(v.shape)}")
+        with self.lock:
+            self.keys = k.reshape(n, 1).astype(self.keys.dtype, copy=True)
+            self.values = v.reshape(n, self.width).astype(self.values.dtype, copy=True)
+            self.num_entries = sum(_key(a) not in (self.empty_key, self.deleted_key)
+                                   for a in self.keys[:, 0])
+
+
+@register_kernel("MutableDenseHashTableV2")
+def _dense_table(node):
+    shared = node.attr("shared_name") or (node.name if node.attr("use_node_name_sharing")
+                                          else "")
+    key = shared or f"_table/{node.name}"
+    shape = tuple(node.attr("value_shape").as_tuple())
+    own: dict = {}   # NOTE: the table of this node when there is no resource container
+
+    def run(empty_key, deleted_key):
+        def create():
+            return DenseTable(shared or node.name, node.attr("key_dtype"),
+                              node.attr("value_dtype"), shape, empty_key, deleted_key,
+                              int(node.attr("initial_num_buckets")),
+                              float(node.attr("max_load_factor")))
+        if node.resources is None:
+            table = own["table"] if "table" in own else own.setdefault("table", create())
+        else:
+            table = node.resources.lookup_or_create(node.attr("container") or "", key, create)
+        if not isinstance(table, DenseTable):
+            raise _invalid(f"Resource '{key}' is not a dense lookup table")
+        table.check_types(node.attr("key_dtype"), node.attr("value_dtype"))
+        return table
+    return run
 
 
 def _table_of(handle) -> Table:
