@@ -411,6 +411,10 @@ def render_all(raw: dict, peer: str | None) -> str:
     text += render_when(raw)
     if "load" in raw:
         text += render_load(raw["load"])
+    if "suites" not in raw:
+        text += ("\nThe other suites (input pipeline, distributed, checkpoints, memory, models "
+                 "at rest, serving, watcher) were not run in this `make bench` "
+                 "(`BENCH_SECTIONS`); their last figures are in this file's git history.\n")
     for title, script, peer_script, rows in SUITES:
         got = raw.get("suites", {}).get(script)
         if got is not None:
