@@ -459,9 +459,9 @@ def main() -> None:
     for w in raw.get("_when", {}).values():
         w["reused"] = True
     for name in wanted:
-        start, before = _now(), _load_avg()
+        start, before, commit = _now(), _load_avg(), _commit()
         raw[name] = SECTIONS[name](peer)
-        raw.setdefault("_when", {})[name] = {"start": start, "end": _now(), "commit": _commit(),
+        raw.setdefault("_when", {})[name] = {"start": start, "end": _now(), "commit": commit,
                                              "load_before": before, "load_after": _load_avg()}
         (ROOT / "benchmarks" / "last_run.json").write_text(json.dumps(raw, indent=1))
     (ROOT / "BENCHMARKS.md").write_text(render_all(raw, peer))
