@@ -3,10 +3,11 @@ PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
+XSTAMP  := $(VENV)/.installed-xla
 PROTOS  := $(wildcard src/tensorweave/proto/*.proto)
 NATIVE  := $(wildcard src/tensorweave/runtime/kernels/cpu/native/*.[ch])
 
-.PHONY: install demo test test-fast bench protos lint clean
+.PHONY: install install-xla demo test test-fast bench protos lint clean
 
 install: $(STAMP)
 
@@ -18,13 +19,22 @@ $(STAMP): pyproject.toml setup.py $(NATIVE)
 	$(BIN)/python -m pip install -q -e '.[dev,examples,tensorboard]'
 	touch $(STAMP)
 
+# NOTE: the tests also install the `xla` extra (jax, jaxlib: ~90 MB of wheels, ~30 s into the
+# venv, ~1.5 min into a fresh one on a loaded dev machine) so CI exercises the XLA device;
+# `make install` and `make demo` stay without it (the XLA tests skip, saying why, without jax).
+install-xla: $(XSTAMP)
+
+$(XSTAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[dev,examples,tensorboard,xla]'
+	touch $(XSTAMP)
+
 demo: install
 	$(BIN)/python examples/cnn_digits.py
 
-test: install
+test: install-xla
 	$(BIN)/python -m pytest
 
-test-fast: install
+test-fast: install-xla
 	$(BIN)/python -m pytest -m "not slow and not multiprocess"
 
 # PEER_PYTHON: a Python with TensorFlow (../shared/peers/setup_tf_peer.sh); used when it exists.

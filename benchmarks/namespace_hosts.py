@@ -1,9 +1,11 @@
-"""Tasks on separate network-namespace hosts: ps -> worker transfer and a ps/2-worker MLP step.
+"""Tasks on separate network-namespace hosts: ps -> worker transfer, a ps/2-worker MLP step and
+a word2vec step with its tables sharded over 2 ps.
 
     sudo .venv/bin/python -m benchmarks.namespace_hosts        (needs CAP_NET_ADMIN)
 
-Three hosts (tests/distributed/netns.py: namespaces on a bridge, 198.18.0.0/15), one ps and two
-workers, each on its own host; the client on worker 0's host. The same measurement
+Four hosts (tests/distributed/netns.py: namespaces on a bridge, 198.18.0.0/15), two ps and two
+workers, each on its own host; the client on worker 0's host (the transfers and the MLP use
+ps 0 only). The same measurement
 (benchmarks/namespace_task.py) runs under tensorweave and, when ~/.cache/tensorweave-tf-peer
 (or PEER_PYTHON) has TensorFlow, under TF in the same run, each on fresh hosts. Prints one
 JSON object: {"tensorweave": {...}, "tf": {...}} or {"skipped": why}. Not in `make bench`
@@ -22,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from tests.distributed import netns  # noqa: E402
 
 TASK = str(ROOT / "benchmarks" / "namespace_task.py")
-TASKS = [("ps", 0), ("worker", 0), ("worker", 1)]
+TASKS = [("ps", 0), ("ps", 1), ("worker", 0), ("worker", 1)]
 PEER = os.environ.get("PEER_PYTHON") or str(Path.home() / ".cache" / "tensorweave-tf-peer" /
                                             "bin" / "python")
 
@@ -38,16 +40,16 @@ def _ready(proc) -> bool:
 def measure(python: str, framework: str) -> dict:
     """The client's figures for `framework`, on three fresh hosts."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    with netns.Hosts(3) as hosts:
-        spec = {"ps": [f"{hosts.addresses[0]}:2222"],
-                "worker": [f"{hosts.addresses[1]}:2222", f"{hosts.addresses[2]}:2222"]}
+    with netns.Hosts(4) as hosts:
+        at = [f"{a}:2222" for a in hosts.addresses]
+        spec = {"ps": at[:2], "worker": at[2:]}
         cluster = json.dumps(spec)
         for i, (job, task) in enumerate(TASKS):
             proc = hosts.run(i, [python, TASK, "server", "--framework", framework, "--cluster",
                                  cluster, "--job", job, "--task", str(task)], env=env)
             if not _ready(proc):
                 return {"error": f"{job}:{task} did not start"}
-        client = hosts.run(1, [python, TASK, "client", "--framework", framework,
+        client = hosts.run(2, [python, TASK, "client", "--framework", framework,
                                "--cluster", cluster], env=env)
         out, _ = client.communicate(timeout=300)
         lines = [line for line in out.splitlines() if line.startswith("{")]

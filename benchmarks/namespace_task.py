@@ -8,18 +8,29 @@ TensorFlow peer (`--framework tf` imports tensorflow.compat.v1):
 one JSON object: `transfer_{1,64}MB_ms` (mean step of reduce_sum on worker 0 of a variable on
 the ps: every step pulls it ps -> worker across the hosts' network) and `_GBps`, and
 `mlp_ps2w_step_ms`, the mean step of an MLP 64-256-256-10 (batch 128, SGD) whose variables
-live on the ps and whose batch is split in two towers, one per worker (in-graph replication).
+live on the ps and whose batch is split in two towers, one per worker (in-graph replication),
+and `sharded_embedding_step_ms`, one worker's step of the word2vec-style model of
+benchmarks/sharded_embedding.py (a 1,000,000 x 64 embedding and NCE tables, each in 2 parts on
+the 2 ps tasks; batch 128, 64 sampled classes, sparse SGD applied on the ps), with
+`sharded_embedding_bytes_per_step`, what crossed the network in a traced step (RecvTensor
+records of its step stats, read by tensorweave/monitoring/transfers.py for both frameworks).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.sharded_embedding import Word2Vec  # noqa: E402
 
 
 def _tf(framework: str):
@@ -88,6 +99,37 @@ def mlp_step_ms(tf, target: str, k: int) -> float:
             return (time.perf_counter() - t) / k * 1e3
 
 
+def _transfers_module():
+    """monitoring/transfers.py loaded alone (it needs only `re`), so the TF peer can use it
+    without importing tensorweave."""
+    path = ROOT / "src" / "tensorweave" / "monitoring" / "transfers.py"
+    spec = importlib.util.spec_from_file_location("tw_transfers", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def sharded_embedding(tf, target: str, cluster: dict, k: int) -> tuple[float, int]:
+    """(mean step ms, bytes that crossed the network in one traced step)."""
+    rng = np.random.RandomState(0)
+    g = tf.Graph()
+    with g.as_default():
+        model = Word2Vec(tf, cluster, 0, 1_000_000)
+        with tf.Session(target) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(5):
+                sess.run(model.train_op, model.feed(128, rng))
+            feeds = [model.feed(128, rng) for _ in range(k)]
+            t = time.perf_counter()
+            for feed in feeds:
+                sess.run(model.train_op, feed)
+            ms = (time.perf_counter() - t) / k * 1e3
+            md = tf.RunMetadata()
+            sess.run(model.train_op, model.feed(128, rng), run_metadata=md,
+                     options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
+    return ms, sum(_transfers_module().network_bytes(md).values())
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("mode", choices=["server", "client"])
@@ -111,6 +153,10 @@ def main(argv=None) -> int:
         res[f"transfer_{mb}MB_ms"] = round(ms, 3)
         res[f"transfer_{mb}MB_GBps"] = round(mb / 1024 / (ms / 1e3), 3)
     res["mlp_ps2w_step_ms"] = round(mlp_step_ms(tf, target, 50), 3)
+    if len(spec.get("ps", [])) > 1:
+        ms, sent = sharded_embedding(tf, target, spec, 50)
+        res["sharded_embedding_step_ms"] = round(ms, 3)
+        res["sharded_embedding_bytes_per_step"] = sent
     print(json.dumps(res), flush=True)
     sys.stdout.flush()
     os._exit(0)  # NOTE: TF's servers keep threads that never end

@@ -72,6 +72,10 @@ GAINS = [
      for p in ("constant_folding", "arithmetic", "cse", "dependency", "remapper")]
 
 
+# A suite whose script measures its peer itself, in turns with ours (its peer keys are in
+# its own output).
+SELF_PEER = "(measured by the script)"
+
 # Other suites: (title, our script, peer script or None, [(label, our key, peer key, target)])
 SUITES = [
     ("Input pipeline (50k Examples of 784 floats + label; records/s, higher is better)",
@@ -128,6 +132,43 @@ SUITES = [
          ("32 clients, batching 32 / 2 ms (requests/s)", "grpc_32_clients_batching_req_per_s",
           None, ""),
          ("server peak RSS, batching (MB)", "server_rss_batching_MB", None, ""),
+     ]),
+    ("XLA through jax (ms; `xla` = the graph on /device:XLA_CPU:0, `jit` = the CPU device "
+     "with global_jit_level=ON_1; TF's step is measured by the script, in turns with ours. "
+     "Needs `pip install -e '.[xla]'`: without jax these rows stay empty)",
+     "xla_device.py", SELF_PEER, [
+         ("LSTM LM PTB-small step, our CPU device", "lstm_ptb_cpu_step_ms",
+          "tf_lstm_ptb_step_ms", "—"),
+         ("LSTM LM PTB-small step, XLA_CPU", "lstm_ptb_xla_step_ms", "tf_lstm_ptb_step_ms",
+          "≤ 1.0× TF"),
+         ("LSTM LM PTB-small step, auto-clustering", "lstm_ptb_jit_step_ms",
+          "tf_lstm_ptb_step_ms", "≤ 1.0× TF"),
+         ("LSTM: XLA_CPU vs our CPU device", "lstm_ptb_xla_step_ms", "lstm_ptb_cpu_step_ms",
+          "≤ 0.5×"),
+         ("LSTM: auto-clustering vs our CPU device", "lstm_ptb_jit_step_ms",
+          "lstm_ptb_cpu_step_ms", "≤ 0.5×"),
+         ("MLP 64-256-256-10 b128 step, XLA_CPU", "mlp_b128_xla_step_ms",
+          "tf_mlp_b128_step_ms", "≤ 0.8× TF"),
+         ("MLP 64-256-256-10 b128 step, auto-clustering", "mlp_b128_jit_step_ms",
+          "tf_mlp_b128_step_ms", "≤ 0.8× TF"),
+         ("MLP-1024 b1024 step, XLA_CPU vs its GEMM floor", "mlp_b1024_h1024_xla_step_ms",
+          "mlp1024_gemm_floor_ms", "≤ 1.1×"),
+         ("MLP-1024 b1024 step, auto-clustering vs its GEMM floor",
+          "mlp_b1024_h1024_jit_step_ms", "mlp1024_gemm_floor_ms", "≤ 1.1×"),
+         ("CNN b64 step, auto-clustering vs without", "cnn_b64_jit_step_ms",
+          "cnn_b64_cpu_step_ms", "≤ 1.0×"),
+         ("CNN b64 step, XLA_CPU vs TF", "cnn_b64_xla_step_ms", "tf_cnn_b64_step_ms", "—"),
+         ("first step (s), CNN on XLA_CPU", "cnn_b64_xla_first_s", None, "≤ 2 s"),
+         ("first step (s), CNN auto-clustering", "cnn_b64_jit_first_s", None, "≤ 2 s"),
+         ("first step (s), LSTM on XLA_CPU", "lstm_ptb_xla_first_s", None, "reported"),
+         ("first step (s), LSTM auto-clustering", "lstm_ptb_jit_first_s", None, "reported"),
+         ("first step (s), MLP b128 on XLA_CPU", "mlp_b128_xla_first_s", None, "reported"),
+         ("first step (s), MLP b128 auto-clustering", "mlp_b128_jit_first_s", None,
+          "reported"),
+         ("first step (s), MLP-1024 on XLA_CPU", "mlp_b1024_h1024_xla_first_s", None,
+          "reported"),
+         ("first step (s), MLP-1024 auto-clustering", "mlp_b1024_h1024_jit_first_s", None,
+          "reported"),
      ]),
     ("Resource watcher overhead (% of step time)", "monitoring.py", None, [
         ("watcher at its default interval", "overhead_percent", None, "< 1%"),
@@ -248,6 +289,8 @@ def render_suite(title, rows, ours: dict, peer: dict, peer_name: str) -> str:
     for d in (ours, peer or {}):
         if "_error" in d:
             lines.append(f"\n- {d['_error']}")
+        for k, why in d.get("_skipped", {}).items():
+            lines.append(f"\n- `{k}` not measured: {why}")
     return "\n".join(lines) + "\n"
 
 
@@ -394,6 +437,8 @@ def run_suites(peer: str | None) -> dict:
         mine = run_json(sys.executable, ROOT / "benchmarks" / script)
         if peer and peer_script == script:  # our script, run under TensorFlow
             theirs = run_json(peer, ROOT / "benchmarks" / script, args=("--tensorflow",))
+        elif peer_script == SELF_PEER:
+            theirs = None
         else:
             theirs = run_json(peer, PEERS / peer_script) if peer and peer_script else None
         out[script] = {"ours": mine, "peer": theirs}

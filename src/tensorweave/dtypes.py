@@ -2,19 +2,26 @@
 
 Reference types (`float32_ref`) are the base enum + 100, as in TensorFlow. bfloat16 maps to
 `ml_dtypes.bfloat16` when that package is installed; without it, the dtype exists (GraphDefs
-and checkpoints keep it) but has no numpy type.
+and checkpoints keep it) but has no numpy type. ml_dtypes is imported on the first use of
+bfloat16's numpy type, not with tensorweave: its import costs ~1.5 s of CPU, paid otherwise by
+every process (a server task, a CLI call) that never touches bfloat16.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-try:  # optional: numpy has no bfloat16 of its own
-    import ml_dtypes as _ml
+_LAZY = object()  # bfloat16's numpy type until ml_dtypes has been asked for it
+_BF16 = _LAZY
 
-    _BF16 = np.dtype(_ml.bfloat16)
-except ImportError:  # pragma: no cover - depends on the environment
-    _BF16 = None
+
+def _bfloat16_numpy():
+    """ml_dtypes' bfloat16 as a numpy dtype, or None when ml_dtypes is not installed."""
+    try:  # optional: numpy has no bfloat16 of its own
+        import ml_dtypes
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    return np.dtype(ml_dtypes.bfloat16)
 
 _REF_OFFSET = 100
 
@@ -78,20 +85,28 @@ class DType:
     def _as_ref(self) -> DType:
         return self if self.is_ref_dtype else _BY_ENUM[self._enum + _REF_OFFSET]
 
+    def _numpy(self):
+        """The base type's numpy dtype, or None; resolves bfloat16's on first use."""
+        base = self.base_dtype
+        if base._np is _LAZY:
+            base._np = _bfloat16_numpy()
+            self._as_ref._np = base._np
+            if base._np is not None:
+                _NP_TO_DTYPE[base._np] = base
+        return base._np
+
     @property
     def as_numpy_dtype(self):
-        base = self.base_dtype
-        if base._np is None:
-            raise TypeError(f"{base.name} has no numpy type")
-        return base._np.type
+        if self._numpy() is None:
+            raise TypeError(f"{self.base_dtype.name} has no numpy type")
+        return self._numpy().type
 
     @property
     def np_dtype(self) -> np.dtype:
         """The numpy dtype object (object dtype for strings)."""
-        base = self.base_dtype
-        if base._np is None:
-            raise TypeError(f"{base.name} has no numpy type")
-        return base._np
+        if self._numpy() is None:
+            raise TypeError(f"{self.base_dtype.name} has no numpy type")
+        return self._numpy()
 
     @property
     def is_floating(self) -> bool:
@@ -119,8 +134,8 @@ class DType:
 
     @property
     def size(self) -> int:
-        base = self.base_dtype
-        return 1 if base._np is None or base._np.kind == "O" else base._np.itemsize
+        npd = self._numpy()
+        return 1 if npd is None or npd.kind == "O" else npd.itemsize
 
     @property
     def min(self):
@@ -219,7 +234,8 @@ _ALIASES = {
 
 _NP_TO_DTYPE: dict[np.dtype, DType] = {
     d._np: d for d in _BY_ENUM.values()
-    if d._np is not None and not d.is_ref_dtype and d._enum not in (7, 20, 21)
+    if d._np is not None and d._np is not _LAZY and not d.is_ref_dtype
+    and d._enum not in (7, 20, 21)
 }
 _NP_TO_DTYPE[np.dtype(object)] = string
 for _k in (np.dtype("U"), np.dtype("S")):
@@ -256,6 +272,8 @@ def as_dtype(type_value) -> DType:
         npd = npd.newbyteorder("=") if npd.byteorder not in ("=", "|") else npd
         if npd in _NP_TO_DTYPE:
             return _NP_TO_DTYPE[npd]
+        if npd.name == "bfloat16" and bfloat16._numpy() == npd:
+            return bfloat16
     raise TypeError(f"Cannot convert {type_value!r} to a tensorweave DType.")
 
 

@@ -305,3 +305,20 @@ def test_traced_run_records_every_loop_node():
                      run_metadata=meta) == 3
     names = [n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats]
     assert names.count("while/add") == 3 and names.count("while/Less") == 4
+
+
+def test_a_partition_waits_for_whichever_receive_arrives_first():
+    """`initialized_value()` of a variable on CPU:1 read from CPU:0 (what a hook's global-step
+    read does on a worker): CPU:0 receives the predicate, sends it back for the Switch on
+    CPU:1, then receives both branches. A receive run inline before the predicate's would
+    wait for a Switch that waits for CPU:0's send: both partitions stuck until the deadline."""
+    with tf.Graph().as_default():
+        with tf.device("/cpu:1"):
+            v = tf.Variable(7, name="v")
+        read = v.initialized_value() + 0
+        config = tf.ConfigProto(device_count={"CPU": 2})
+        with tf.Session(config=config) as s:
+            opts = tf.RunOptions(timeout_in_ms=5000)
+            assert s.run(read, options=opts) == 7     # not yet initialized: the initial value
+            s.run(tf.assign(v, 9))
+            assert s.run(read, options=opts) == 9

@@ -127,3 +127,22 @@ def test_fetched_identity_of_constant_is_a_copy():
         v = s.run(i)
         v[0] = 9.0
         assert s.run(i)[0] == 1.0
+
+
+def test_a_compiled_plan_with_parallel_waves_sends_before_it_receives():
+    """CPU:1 has two independent MatMuls (a parallel wave) whose sum goes to CPU:0 and comes
+    back doubled. Ordered by depth alone, CPU:1's receive (depth 0) would run first and wait
+    for CPU:0, which waits for CPU:1's send: stuck until the deadline."""
+    with tf.Graph().as_default():
+        m = np.arange(16, dtype=np.float32).reshape(4, 4) / 16
+        with tf.device("/cpu:1"):
+            a, b = tf.Variable(m), tf.Variable(m.T)    # variables: nothing is folded away
+            s = tf.matmul(a, a) + tf.matmul(b, a)
+        with tf.device("/cpu:0"):
+            doubled = s * 2.0
+        with tf.device("/cpu:1"):
+            out = doubled + 1.0
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+            sess.run(tf.global_variables_initializer())
+            got = sess.run(out, options=tf.RunOptions(timeout_in_ms=5000))
+    np.testing.assert_allclose(got, (m @ m + m.T @ m) * 2 + 1, rtol=1e-6)

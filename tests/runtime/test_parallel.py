@@ -54,3 +54,17 @@ def test_error_in_a_pooled_node_names_it():
         with pytest.raises(tf.errors.InvalidArgumentError, match="node bad"):
             s.run([a, b], {x: np.ones((2, 3)), "w:0": np.ones((4, 4))})
 
+
+
+def test_a_depth_ending_on_a_fetch_still_collects_its_pooled_nodes():
+    """The fed `x` is fetched too: its _Retval sits at the matmuls' depth, last there; the
+    pooled matmuls are still collected before the next depth's _Retvals read them."""
+    x = tf.placeholder(tf.float32, [4, 4], name="x")
+    ws = [tf.constant(np.full((4, 4), i + 1.0, np.float32)) for i in range(3)]
+    prods = [tf.matmul(x, w) for w in ws]
+    X = np.eye(4, dtype=np.float32)
+    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=2)) as s:
+        got = s.run(prods + [x], {x: X})
+    for i, v in enumerate(got[:3]):
+        np.testing.assert_array_equal(v, np.full((4, 4), i + 1.0))
+    np.testing.assert_array_equal(got[3], X)

@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("jax", reason="the XLA device needs jax (pip install tensorweave[xla])")
 
 import tensorweave as tf  # noqa: E402
+from tensorweave.ops import training_ops  # noqa: E402
 from tensorweave.runtime import xla_executable  # noqa: E402
 
 XLA = "/device:XLA_CPU:0"
@@ -205,3 +206,196 @@ def test_chain_split_cpu_xla_cpu_xla_does_not_deadlock(built):
     # three stages: the axis constant Cumsum needs, then h (needs x), then h + c (needs c)
     assert len(built) == 1 and built[0].compiles == 3
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+# -- variables and training state on the device ----------------------------------------------
+def _train_on(device, make_opt, steps=3):
+    """Losses, final weights and global step of a small MLP whose variables, gradients and
+    updates are all under `device`."""
+    rng = np.random.default_rng(1)
+    xs = rng.standard_normal((16, 6)).astype(np.float32)
+    ys = rng.integers(0, 3, 16).astype(np.int64)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 6])
+        y = tf.placeholder(tf.int64, [None])
+        with tf.device(device):
+            w1 = tf.Variable(rng.standard_normal((6, 8)).astype(np.float32) * 0.3)
+            b1 = tf.Variable(np.zeros(8, np.float32))
+            w2 = tf.Variable(rng.standard_normal((8, 3)).astype(np.float32) * 0.3)
+            step = tf.train.get_or_create_global_step()
+            h = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w1), b1))
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=y, logits=tf.matmul(h, w2)))
+            train = make_opt().minimize(loss, global_step=step)
+        with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+            sess.run(tf.global_variables_initializer())
+            losses = [sess.run([loss, train], {x: xs, y: ys})[0] for _ in range(steps)]
+            return losses, sess.run([w1, b1, w2, step])
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda: tf.train.AdamOptimizer(0.05),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    lambda: tf.train.RMSPropOptimizer(0.05, momentum=0.5, centered=True),
+], ids=["adam", "nesterov", "centered_rmsprop"])
+def test_training_step_with_variables_on_xla_is_one_executable(make_opt, built):
+    want, w_want = _train_on("/cpu:0", make_opt)
+    got, w_got = _train_on(XLA, make_opt)
+    train = [ex for ex in built if any(it.op.startswith("Apply") for it in ex._body)]
+    assert len(train) == 1 and train[0].compiles == 1  # forward, backward and updates
+    # float32 sums in another order: a few ulps per step, over three steps
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    for w, g in zip(w_want, w_got):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    assert w_got[-1] == 3 and got[-1] < got[0]
+
+
+def test_uninitialized_variable_on_xla_names_it():
+    g = tf.Graph()
+    with g.as_default(), tf.device(XLA):
+        v = tf.Variable(np.ones(3, np.float32), name="weights")
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="weights"):
+                sess.run(v * 2.0)
+            assert not sess.run(tf.is_variable_initialized(v))
+            sess.run(v.initializer)
+            np.testing.assert_array_equal(sess.run(v * 2.0), [2, 2, 2])
+
+
+def test_sparse_updates_on_xla_match_cpu_with_duplicate_indices(built):
+    def build():
+        v = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 7.0)
+        acc = tf.Variable(np.full((4, 3), 0.1, np.float32))
+        idx = tf.constant([2, 0, 2])
+        grad = tf.constant(np.linspace(-1, 1, 9, dtype=np.float32).reshape(3, 3))
+        ada = training_ops.sparse_apply_adagrad(v, acc, 0.5, grad, idx)
+        with tf.control_dependencies([ada]):
+            sub = tf.scatter_sub(v, tf.constant([1, 1]), grad[:2])
+        return [v, acc], sub
+
+    out = {}
+    for device in ("/cpu:0", XLA):
+        g = tf.Graph()
+        with g.as_default():
+            with tf.device(device):
+                (v, acc), sub = build()
+            with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+                sess.run(tf.global_variables_initializer())
+                sess.run(sub)
+                out[device] = sess.run([v, acc])
+    assert any("SparseApplyAdagrad" in {it.op for it in ex._body} for ex in built)
+    for w, g in zip(out["/cpu:0"], out[XLA]):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_saver_and_summaries_with_variables_on_xla(tmp_path):
+    """A checkpoint saved from XLA_CPU variables restores on the CPU and back; a summary of a
+    device value is written by the host."""
+    def graph(device):
+        g = tf.Graph()
+        with g.as_default(), tf.device(device):
+            v = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="v")
+            add = tf.assign_add(v, tf.ones([2, 3]))
+            summ = tf.summary.scalar("total", tf.reduce_sum(v))
+            saver = tf.train.Saver()
+        return g, v, add, summ, saver
+
+    g, v, add, summ, saver = graph(XLA)
+    with g.as_default(), tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+        sess.run(v.initializer)
+        sess.run(add)
+        path = saver.save(sess, str(tmp_path / "model"))
+        writer = tf.summary.FileWriter(str(tmp_path / "logs"))
+        writer.add_summary(sess.run(summ), 1)
+        writer.close()
+    g, v, add, _, saver = graph("/cpu:0")
+    with g.as_default(), tf.Session() as sess:
+        saver.restore(sess, path)
+        np.testing.assert_array_equal(sess.run(v), np.arange(6).reshape(2, 3) + 1)
+        sess.run(add)
+        path = saver.save(sess, str(tmp_path / "model2"))
+    g, v, add, _, saver = graph(XLA)
+    with g.as_default(), tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+        saver.restore(sess, path)
+        np.testing.assert_array_equal(sess.run(v), np.arange(6).reshape(2, 3) + 2)
+    events = list(tf.train.summary_iterator(str(next((tmp_path / "logs").iterdir()))))
+    values = [val.simple_value for e in events for val in e.summary.value if val.tag == "total"]
+    assert values == [21.0]
+
+
+@pytest.mark.slow  # two sessions: two compilations of four generators (~5 s here)
+def test_seeded_random_initializers_on_xla():
+    """Counter-based draws: a new session replays a seeded node, each run draws afresh, and
+    the samples have the op's distribution (jax's generator: not the CPU kernel's numbers)."""
+    def draws():
+        g = tf.Graph()
+        with g.as_default(), tf.device(XLA):
+            tf.set_random_seed(7)
+            n = tf.random_normal([20000])
+            t = tf.truncated_normal([20000], stddev=2.0)
+            u = tf.random_uniform([20000], 1.0, 3.0)
+            i = tf.random_uniform([20000], 0, 5, dtype=tf.int64)
+            with tf.Session() as sess:
+                return sess.run([n, t, u, i]), sess.run(n)
+
+    (n, t, u, i), n_again = draws()
+    (n2, _, _, _), _ = draws()
+    np.testing.assert_array_equal(n, n2)
+    assert not np.array_equal(n, n_again)
+    # 20000 samples: the mean's standard error is 1/141 of the deviation; 5 of them as bound
+    assert abs(n.mean()) < 0.036 and abs(n.std() - 1) < 0.03
+    assert np.abs(t).max() < 4.0 and abs(t.std() - 2 * 0.8796) < 0.06  # N(0,1) cut at ±2
+    assert u.min() >= 1.0 and u.max() < 3.0 and abs(u.mean() - 2) < 0.03
+    assert i.dtype == np.int64 and set(np.unique(i)) == {0, 1, 2, 3, 4}
+
+
+def test_loops_and_conds_stay_on_cpu_around_an_xla_training_step(built):
+    """A tf.cond and a tf.while_loop under the XLA device scope: the placer keeps their
+    frames and branches on the CPU (an XLA partition compiles without control flow), the
+    rest (variables, gradients outside the loop, the update) runs on XLA_CPU."""
+    xs = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+
+    def losses(device):
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float32, [3, 4])
+            p = tf.placeholder(tf.bool, [])
+            with tf.device(device):
+                w = tf.Variable(np.full((4, 4), 0.1, np.float32))
+                xw = tf.matmul(x, w)  # NOTE: a branch reading `w` would pull it to the CPU
+                h = tf.cond(p, lambda: tf.nn.relu(xw) * 2.0, lambda: xw - 1.0)
+                _, acc = tf.while_loop(lambda i, a: i < 3,
+                                       lambda i, a: (i + 1, tf.tanh(tf.matmul(a, w))),
+                                       [tf.constant(0), h])
+                loss = tf.reduce_sum(acc * acc)
+                train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+            with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+                sess.run(tf.global_variables_initializer())
+                out = [sess.run([loss, train], {x: xs, p: b})[0] for b in (True, False, True)]
+                return out, sess.run(w)
+
+    want, w_want = losses("/cpu:0")
+    got, w_got = losses(XLA)
+    assert any("ApplyGradientDescent" in {it.op for it in ex._body} for ex in built)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    np.testing.assert_allclose(w_got, w_want, rtol=1e-5, atol=1e-7)
+
+
+def test_a_cuda_gpu_would_list_gpu_and_xla_gpu(monkeypatch):
+    """The GPU code path without a GPU: jax reporting one CUDA device gives GPU:0 and
+    XLA_GPU:0 (both compiled: their kernels are the lowerings)."""
+    import importlib.util
+
+    from tensorweave.runtime.kernels.xla import backend
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: object() if name == "jax_cuda12_plugin" else
+                        real(name, *a))
+    monkeypatch.setattr(backend, "gpu_count", lambda: 1)
+    names = backend.device_names("localhost", 0)
+    assert [n.rsplit("/", 1)[1] for n in names] == ["device:XLA_CPU:0", "device:GPU:0",
+                                                    "device:XLA_GPU:0"]
+    assert all(backend.is_compiled_device(n) for n in names)
+    assert not backend.is_compiled_device("/job:localhost/replica:0/task:0/device:CPU:0")

@@ -17,6 +17,8 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 from tensorweave import errors
 from tensorweave.distributed.cluster import ClusterSpec
 from tensorweave.runtime.device import DeviceSpec
@@ -147,6 +149,11 @@ class RemoteRendezvous(Rendezvous):
         self._worker_for = worker_for
         self._pool = pool
         self._fetching: set[str] = set()
+        self._transfers: list[dict] = []
+
+    def transfers(self, dst_device: str) -> list[dict]:
+        with self._cond:
+            return [t for t in self._transfers if t["dst"] == dst_device]
 
     def _remote_src(self, key: str) -> str | None:
         src = key.split(";", 1)[0]
@@ -176,12 +183,23 @@ class RemoteRendezvous(Rendezvous):
 
     def _fetch(self, src: str, key: str, deadline: float | None):
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        start = time.time()
         try:
-            return self._worker_for(src).recv_tensor(self.step_id, key, timeout)
+            value, dead = self._worker_for(src).recv_tensor(self.step_id, key, timeout)
         except errors.OpError as e:
             err = naming_task(e, task_of(src))
             self.abort(err)
             raise err from None
+        self._record(key, value, dead, start)
+        return value, dead
+
+    def _record(self, key: str, value, dead: bool, start: float) -> None:
+        """Notes one pulled tensor (what step stats report as a RecvTensor)."""
+        src, _, dst, tensor, _ = key.split(";")
+        item = {"tensor": tensor, "src": src, "dst": dst, "start": start, "end": time.time(),
+                "bytes": 0 if dead else payload_bytes(value)}
+        with self._cond:
+            self._transfers.append(item)
 
     def _prefetch(self, src: str, key: str, deadline: float | None) -> None:
         try:
@@ -192,6 +210,15 @@ class RemoteRendezvous(Rendezvous):
             self.abort(errors.InternalError(None, None, f"Receiving {key}: {e}"))
             return
         self.send(key, value, dead)
+
+
+def payload_bytes(value) -> int:
+    """The bytes a tensor's elements take on the wire: its buffer for numbers, the strings'
+    lengths for a string tensor (framing and headers not counted)."""
+    arr = np.asarray(value)
+    if arr.dtype.kind == "O":
+        return sum(len(x) for x in arr.reshape(-1) if isinstance(x, (bytes, str)))
+    return int(arr.nbytes)
 
 
 def make_step_table(cluster: ClusterSpec, job: str, task: int, local_worker) -> tuple:
@@ -265,4 +292,4 @@ def _short(e: BaseException) -> str:
 
 
 __all__ = ["ClusterWorkers", "RemoteRendezvous", "StepTable", "make_step_table", "naming_task",
-           "register_remote", "retry_unavailable", "task_of"]
+           "payload_bytes", "register_remote", "retry_unavailable", "task_of"]

@@ -36,6 +36,7 @@ from tensorweave.ops.variable_scope import (
 from tensorweave.proto.summary_pb2 import Summary
 from tensorweave.training import losses, metrics
 from tensorweave.training.checkpoint_utils import list_variables, load_variable
+from tensorweave.training.device_setter import replica_device_setter
 from tensorweave.training.hooks.basic import (
     FinalOpsHook,
     LoggingTensorHook,
@@ -82,7 +83,8 @@ tf = SimpleNamespace(
         StopAtStepHook=StopAtStepHook, get_global_step=get_global_step,
         get_or_create_global_step=get_or_create_global_step,
         latest_checkpoint=latest_checkpoint, list_variables=list_variables,
-        load_variable=load_variable, AdagradOptimizer=AdagradOptimizer,
+        load_variable=load_variable, replica_device_setter=replica_device_setter,
+        AdagradOptimizer=AdagradOptimizer,
         AdamOptimizer=AdamOptimizer, FtrlOptimizer=FtrlOptimizer,
         GradientDescentOptimizer=GradientDescentOptimizer, RMSPropOptimizer=RMSPropOptimizer),
 )

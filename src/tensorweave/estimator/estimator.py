@@ -126,13 +126,24 @@ class Estimator:
         if max_steps is not None and self._global_step_on_disk() >= max_steps:
             _log.info("Skipping training since max_steps has already saved.")
             return self
-        with self._graph().as_default():
+        g = self._graph()
+        with g.as_default(), g.device(self._device_fn()):
             global_step = tf.train.get_or_create_global_step()
             features, labels = self._call_input_fn(input_fn, ModeKeys.TRAIN)
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
             self._run_train(spec, global_step, list(hooks or []), steps, max_steps,
                             saving_listeners)
         return self
+
+    def _device_fn(self):
+        """The config's `device_fn`, else with ps tasks in the cluster a replica device
+        setter placing variables on them and every other op on this task (TF's)."""
+        cfg = self.config
+        if cfg.device_fn is not None or not cfg.num_ps_replicas:
+            return cfg.device_fn
+        return tf.train.replica_device_setter(
+            ps_tasks=cfg.num_ps_replicas, worker_device=f"/job:{cfg.task_type}/task:{cfg.task_id}",
+            merge_devices=True, cluster=cfg.cluster_spec)
 
     def _global_step_on_disk(self) -> int:
         ckpt = self.latest_checkpoint()
@@ -163,6 +174,8 @@ class Estimator:
         secs = None if listeners else self.config.save_checkpoints_secs
         steps_ = None if listeners else self.config.save_checkpoints_steps
         with tf.train.MonitoredTrainingSession(
+                master=self.config.master, is_chief=self.config.is_chief,
+                max_wait_secs=self.config.session_creation_timeout_secs,
                 checkpoint_dir=self.model_dir, scaffold=scaffold, hooks=hooks,
                 chief_only_hooks=chief_hooks, config=self.config.session_config,
                 save_summaries_steps=self.config.save_summary_steps,

@@ -78,12 +78,15 @@ class RunConfig:
         self._num_workers = len(jobs.get(TaskType.WORKER, [])) + (
             1 if TaskType.CHIEF in jobs or TaskType.MASTER in jobs else 0)
         if self._task_type == TaskType.EVALUATOR:
-            self._master, self._is_chief = "", False
+            # NOTE: as TF's: the evaluator runs alone, on the checkpoints the chief writes
+            self._master, self._is_chief, self._num_ps, self._num_workers = "", False, 0, 0
             return
         self._master = f"grpc://{jobs[self._task_type][self._task_id]}"
         chief = TaskType.CHIEF if TaskType.CHIEF in jobs else (
             TaskType.MASTER if TaskType.MASTER in jobs else TaskType.WORKER)
         self._is_chief = self._task_type == chief and self._task_id == 0
+        if self._session_config is None and self._task_type != TaskType.PS:
+            self._session_config = _distributed_session_config(self._task_type, self._task_id)
 
     def replace(self, **kwargs) -> RunConfig:
         """A copy with the given settings changed."""
@@ -117,3 +120,12 @@ class RunConfig:
     evaluation_master = property(lambda self: "")
     global_id_in_cluster = property(lambda self: self._task_id)
     session_creation_timeout_secs = property(lambda self: self._session_creation_timeout_secs)
+
+
+def _distributed_session_config(task_type: str, task_id: int):
+    """TF 1.15's default session config of a training task: it sees the ps tasks and itself
+    only (a worker's session never waits for the other workers or the evaluator)."""
+    from tensorweave.proto import config_pb2
+
+    return config_pb2.ConfigProto(allow_soft_placement=True,
+                                  device_filters=["/job:ps", f"/job:{task_type}/task:{task_id}"])

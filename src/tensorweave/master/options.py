@@ -6,8 +6,9 @@ of the runtime reads the frozen dataclass. `BuildOptions` is the part of it that
 graph (devices, placement, passes), what `GraphExecutionState.build` takes.
 
 Dict keys are ConfigProto's field names (`device_count`, `allow_soft_placement`,
-`operation_timeout_in_ms`, ...) plus our `disabled_passes` (names) and `passes` (an explicit
-pass list, in order).
+`operation_timeout_in_ms`, ...) plus our `disabled_passes` (names), `passes` (an explicit
+pass list, in order) and `global_jit_level` (`graph_options.optimizer_options`' field, as an
+int: 0 DEFAULT, -1 OFF, 1 ON_1, 2 ON_2).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class SessionOptions:
     disabled_passes: frozenset[str] = frozenset()
     passes: tuple[str, ...] | None = None     # run exactly these, in this order
     device_filters: tuple[str, ...] = ()
+    global_jit_level: int = 0                 # OptimizerOptions.GlobalJitLevel
 
     @classmethod
     def from_config(cls, config) -> SessionOptions:
@@ -76,7 +78,8 @@ class SessionOptions:
             timeout_ms=int(d.get("operation_timeout_in_ms") or 0),
             disabled_passes=frozenset(d.get("disabled_passes") or ()),
             passes=tuple(passes) if passes else None,
-            device_filters=tuple(d.get("device_filters") or ()))
+            device_filters=tuple(d.get("device_filters") or ()),
+            global_jit_level=int(d.get("global_jit_level") or 0))
 
     @classmethod
     def _from_proto(cls, config) -> SessionOptions:
@@ -93,7 +96,8 @@ class SessionOptions:
             timeout_ms=int(config.operation_timeout_in_ms),
             disabled_passes=frozenset(disabled),
             passes=tuple(only) if only else None,
-            device_filters=tuple(config.device_filters))
+            device_filters=tuple(config.device_filters),
+            global_jit_level=int(config.graph_options.optimizer_options.global_jit_level))
 
     def to_dict(self) -> dict:
         """The dict form (ConfigProto field names), which `from_config` reads back."""
@@ -109,6 +113,7 @@ class SessionOptions:
             "operation_timeout_in_ms": self.timeout_ms,
             "device_filters": list(self.device_filters),
             "disabled_passes": sorted(self.disabled_passes),
+            "global_jit_level": self.global_jit_level,
         }
         if self.passes:
             out["passes"] = list(self.passes)
@@ -122,7 +127,7 @@ class SessionOptions:
         """The build options of a session whose devices are `devices` (the client's first)."""
         return BuildOptions(tuple(devices), devices[0], self.soft_placement,
                             self.log_placement, self.disabled_passes, self.passes,
-                            self.timeout_s)
+                            self.timeout_s, self.global_jit_level)
 
     def replace(self, **changes) -> SessionOptions:
         return dataclasses.replace(self, **changes)
@@ -139,6 +144,7 @@ class BuildOptions:
     disabled_passes: frozenset[str] = frozenset()
     passes: tuple[str, ...] | None = None
     timeout_s: float | None = None
+    global_jit_level: int = 0     # > 0: auto-clustering (master/passes/mark_for_compilation.py)
 
     @classmethod
     def from_config(cls, config, devices: list[str] | None = None) -> BuildOptions:

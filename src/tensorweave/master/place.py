@@ -22,6 +22,7 @@ from tensorweave import dtypes, errors, ir
 from tensorweave.ops.registry import OPS, op_traits
 from tensorweave.runtime.device import DeviceSpec
 from tensorweave.runtime.kernels.registry import has_kernel
+from tensorweave.runtime.kernels.xla.backend import is_compiled
 
 
 @dataclass
@@ -63,7 +64,7 @@ def _place_single(nodes, todo, device, placement, allow_soft) -> None:
     for name in todo:
         n = nodes[name]
         if (n.device and not allow_soft and not DeviceSpec.from_string(n.device).matches(spec)) \
-                or not _kernel_ok(n.op, spec.device_type):
+                or not _kernel_ok(n, spec.device_type):
             placement.failed[name] = _no_device(nodes, [name], [(name, n.device)] if n.device
                                                 else [], [device])
         else:
@@ -73,6 +74,10 @@ def _place_single(nodes, todo, device, placement, allow_soft) -> None:
 def _place_groups(nodes, order, todo, devices, placement, allow_soft) -> None:
     groups = _groups(nodes, order)
     specs = [DeviceSpec.from_string(d) for d in devices]
+    # NOTE: an XLA partition is compiled whole, without control flow: loops and cond
+    # branches stay on a CPU
+    off_xla = control_flow_nodes(nodes, order) if any(
+        is_compiled(s.device_type) for s in specs) else set()
     by_group: dict[str, list[str]] = {}
     for n in order:
         by_group.setdefault(groups.find(n), []).append(n)
@@ -81,7 +86,7 @@ def _place_groups(nodes, order, todo, devices, placement, allow_soft) -> None:
         if any(m in placement.devices or m in placement.failed for m in members) and \
                 not any(m in todo for m in members):
             continue
-        _place_group(nodes, members, devices, specs, placement, allow_soft, chosen)
+        _place_group(nodes, members, devices, specs, placement, allow_soft, chosen, off_xla)
     _place_followers(nodes, order, todo, placement, devices, chosen)
 
 
@@ -137,7 +142,8 @@ def _is_handle(spec) -> bool:
     return spec.is_ref or spec.dtype == dtypes.resource
 
 
-def _place_group(nodes, members, devices, specs, placement, allow_soft, chosen) -> None:
+def _place_group(nodes, members, devices, specs, placement, allow_soft, chosen,
+                 off_xla=frozenset()) -> None:
     sticky = [placement.devices[m] for m in members if m in placement.devices]
     if sticky:
         for m in members:
@@ -147,10 +153,10 @@ def _place_group(nodes, members, devices, specs, placement, allow_soft, chosen) 
     try:
         want = _merge_requests(requested, members)
         candidates = [d for d, s in zip(devices, specs) if want.matches(s)
-                      and all(_kernel_ok(nodes[m].op, s.device_type) for m in members)]
+                      and all(_kernel_ok(nodes[m], s.device_type, off_xla) for m in members)]
         if not candidates and allow_soft:
             candidates = [d for d, s in zip(devices, specs)
-                          if all(_kernel_ok(nodes[m].op, s.device_type) for m in members)]
+                          if all(_kernel_ok(nodes[m], s.device_type, off_xla) for m in members)]
         if not candidates:
             raise _no_device(nodes, members, requested, devices)
     except errors.OpError as e:
@@ -164,8 +170,44 @@ def _place_group(nodes, members, devices, specs, placement, allow_soft, chosen) 
         placement.devices[m] = candidates[0]
 
 
-def _kernel_ok(op: str, device_type: str | None) -> bool:
-    return has_kernel(op, device_type or "CPU")
+def _kernel_ok(node: ir.NodeDef, device_type: str | None, off_xla=frozenset()) -> bool:
+    """Whether `node` can run on `device_type` (`off_xla`: nodes no XLA device takes)."""
+    if node.name in off_xla and is_compiled(device_type):
+        return False
+    return has_kernel(node.op, device_type or "CPU", node.attrs)
+
+
+_ENTER = frozenset(["Enter", "RefEnter"])
+_EXIT = frozenset(["Exit", "RefExit"])
+_SWITCH = frozenset(["Switch", "RefSwitch"])
+_MERGE = frozenset(["Merge", "RefMerge"])
+
+
+def control_flow_nodes(nodes: dict[str, ir.NodeDef], order: list[str]) -> set[str]:
+    """The nodes inside a while-loop frame or a cond branch (TF1's Enter/Exit and
+    Switch/Merge), and those ops themselves.
+
+    A node's context is its deepest input's (data or control), with Enter pushing a frame and
+    Switch a branch, Merge popping a branch (a loop's Merge, fed by Enter, pops nothing) and
+    Exit popping the loop's branch and frame. NextIteration back edges are not followed.
+    """
+    ctx: dict[str, tuple[str, ...]] = {}
+    for name in order:
+        n = nodes[name]
+        srcs = [ctx[s] for s in (ir.parse_input(i)[0] for i in n.inputs) if s in ctx]
+        base = max(srcs, key=len, default=())
+        if n.op in _ENTER:
+            base += ("frame",)
+        elif n.op in _SWITCH:
+            base += ("branch",)
+        elif n.op in _MERGE and base[-1:] == ("branch",):
+            base = base[:-1]
+        elif n.op in _EXIT:
+            base = base[:-1] if base[-1:] == ("branch",) else base
+            base = base[:-1]
+        ctx[name] = base
+    cf_ops = _ENTER | _EXIT | _SWITCH | _MERGE
+    return {m for m, c in ctx.items() if c or nodes[m].op in cf_ops}
 
 
 def _merge_requests(requested, members) -> DeviceSpec:

@@ -22,8 +22,14 @@ from tensorweave.ops.apply import apply_op
 
 
 def switch_ref_or_tensor(data, pred, name: str = "Switch"):
-    """(output_false, output_true) of a Switch (RefSwitch for a ref) colocated with `data`."""
-    with data.graph.colocate_with(data.op, ignore_existing=True):
+    """(output_false, output_true) of a Switch (RefSwitch for a ref) colocated with `data`.
+
+    NOTE: as TF's (whose colocate_with sets the device functions aside), the Switch takes
+    `data`'s device and none of the device scopes': a Switch of a variable's initial value
+    (device "", colocated with the variable) under a replica_device_setter would otherwise get
+    the worker's device and conflict with its ps colocation group.
+    """
+    with data.graph.colocate_with(data.op, ignore_existing=True), data.graph.device(None):
         op = "RefSwitch" if data.dtype.is_ref_dtype else "Switch"
         return apply_op(op, data, pred, name=name)
 

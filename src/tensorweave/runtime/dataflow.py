@@ -241,11 +241,15 @@ class _Step:
         is_recv = r.is_recv
         while ready or deferred:
             if not ready:
-                ready.append(self._arrived_recv())
-            i, its, dead = popleft()
-            if is_recv[i] and ready and not dead:
-                deferred.append((i, its, dead))  # NOTE: receive only when nothing else can run
-                continue
+                i, its, dead = self._arrived_recv()
+            else:
+                i, its, dead = popleft()
+                if is_recv[i] and not dead:
+                    # NOTE: receive only when nothing else can run, and then whichever tensor
+                    # arrives first: a receive run inline could wait on a peer that waits for
+                    # a send this partition has not made yet
+                    deferred.append((i, its, dead))
+                    continue
             self._current = i
             k = kind[i]
             if k == _NORMAL:

@@ -21,7 +21,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.runtime.kernels.cpu import parallel
-from tensorweave.runtime.plan import Plan
+from tensorweave.runtime.plan import RECV_OPS, Plan
 from tensorweave.runtime.resources import deref
 from tensorweave.runtime.step import StepContext
 
@@ -198,6 +198,19 @@ def _levels(plan: Plan) -> dict[int, int]:
     return level
 
 
+def _recv_late_levels(plan: Plan) -> dict[int, tuple[int, int]]:
+    """Each node's (receives on its deepest path, depth): sorted by it, a plan runs everything
+    that needs no receive before its first receive, as the plan's own order does (a partition
+    sends what it can before it blocks on a peer that may be waiting for those sends). Nodes
+    with equal keys are independent."""
+    depth = _levels(plan)
+    phase: dict[int, int] = {}
+    for item in plan.items:
+        deps = [j for j, _ in item.inputs] + item.control_inputs
+        phase[item.index] = max((phase[j] for j in deps), default=0) + (item.op in RECV_OPS)
+    return {i: (phase[i], depth[i]) for i in depth}
+
+
 def _parallel_waves(plan: Plan) -> dict[int, list] | None:
     """Expensive nodes grouped by depth, when some depth has two or more of them."""
     level = _levels(plan)
@@ -222,7 +235,7 @@ def _compile(plan: Plan, traced: bool, pool=None) -> _Compiled:
     copies = _copy_flags(plan)
     rets = {}
     items = plan.items
-    level = _levels(plan) if pool is not None else None
+    level = _recv_late_levels(plan) if pool is not None else None
     if level is not None:
         ns["_submit"] = pool
         order = {it.index: k for k, it in enumerate(items)}
@@ -230,14 +243,15 @@ def _compile(plan: Plan, traced: bool, pool=None) -> _Compiled:
     pending: list = []
     for k, item in enumerate(items):
         code = _node_line(item, ns, copies, rets)
-        if code is None:
-            continue
-        if traced:
-            code = _traced_line(item, code)
-        elif level is not None:
-            code = _maybe_submit(item, code, items, k, level, pending)
-        lines.append("    " + code)
-        line_nodes[len(lines)] = item.node
+        if code is not None:
+            if traced:
+                code = _traced_line(item, code)
+            elif level is not None:
+                code = _maybe_submit(item, code, items, k, level, pending)
+            lines.append("    " + code)
+            line_nodes[len(lines)] = item.node
+        # NOTE: a depth may end on a _Retval (no line of its own): its submitted nodes are
+        # still collected here, before the next depth reads them
         if level is not None and _wave_ends(items, k, level):
             for done_item, collect in pending:
                 lines.append("    " + collect)

@@ -111,6 +111,12 @@ class Rendezvous:
     def error(self) -> errors.OpError | None:
         return self._error
 
+    def transfers(self, dst_device: str) -> list[dict]:
+        """The tensors this step pulled over the network for `dst_device`, as
+        `{"tensor", "src", "dst", "bytes", "start", "end"}` (wall-clock seconds). A rendezvous
+        whose tensors never leave the process has none."""
+        return []
+
 
 _MAX_STEPS = 4096       # steps in flight on one task (far more than any cluster runs)
 _CLEANED_MEMORY = 4096  # step ids remembered after cleanup, so late receivers fail at once

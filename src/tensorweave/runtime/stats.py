@@ -28,8 +28,9 @@ class StatsCollector:
         with self._lock:
             self._records.append(rec)
 
-    def to_dict(self) -> dict:
-        """`{"device": name, "node_stats": [...]}` with TF's NodeExecStats field names."""
+    def to_dict(self, transfers=()) -> dict:
+        """`{"device": name, "node_stats": [...]}` with TF's NodeExecStats field names; each
+        of `transfers` (a rendezvous's `transfers(device)`) adds a `RecvTensor` record."""
         base = self._t0_wall * 1e6 - self._t0_perf * 1e6
         nodes = []
         for index, start, end, outs, tid in self._records:
@@ -48,7 +49,31 @@ class StatsCollector:
                                   f"{', '.join(_input_names(item, self._plan))})",
                 "thread_id": tid & 0x7FFFFFFF,
             })
+        nodes += [transfer_stats(t) for t in transfers]
         return {"device": self.device, "node_stats": nodes}
+
+
+def transfer_stats(t: dict) -> dict:
+    """A tensor pulled from another task as TF's WorkerCacheLogger records it: node
+    `RecvTensor`, one output whose requested bytes are the payload, and the label
+    `[<bytes>B] [<rate>Mb/s] <tensor> from <src device> to <dst device>`."""
+    start_us, end_us = int(t["start"] * 1e6), int(t["end"] * 1e6)
+    dur = max(end_us - start_us, 0)
+    return {"node_name": "RecvTensor", "op": "RecvTensor", "all_start_micros": start_us,
+            "op_start_rel_micros": 0, "op_end_rel_micros": dur, "all_end_rel_micros": dur,
+            "output": [{"dtype": None, "shape": [], "bytes": t["bytes"]}],
+            "timeline_label": f"{_bytes_label(t['bytes'])} {_rate_label(t['bytes'], dur)} "
+                              f"{t['tensor']} from {t['src']} to {t['dst']}",
+            "thread_id": 0}
+
+
+def _bytes_label(n: int) -> str:
+    return f"[{n / 1048576.0:.1f}MB]" if n >= 0.1 * 1048576.0 else f"[{n}B]"
+
+
+def _rate_label(n: int, dur_us: int) -> str:
+    mbps = 8.0 * n / max(dur_us, 1)
+    return f"[{mbps / 1000.0:.1f}Gb/s]" if mbps >= 1000.0 else f"[{mbps:f}Mb/s]"
 
 
 def _input_names(item, plan) -> list[str]:

@@ -36,10 +36,11 @@ def _add_device_stats(ds, dev: dict) -> None:
 def _add_output(o, slot: int, out: dict) -> None:
     o.slot = slot
     td = o.tensor_description
-    try:
-        td.dtype = dtypes.as_dtype(np.dtype(out["dtype"])).as_datatype_enum
-    except TypeError:
-        pass
+    if out.get("dtype") is not None:   # NOTE: a RecvTensor record has bytes only, as TF's
+        try:
+            td.dtype = dtypes.as_dtype(np.dtype(out["dtype"])).as_datatype_enum
+        except TypeError:
+            pass
     for d in out["shape"]:
         td.shape.dim.add().size = d
     td.allocation_description.requested_bytes = out["bytes"]

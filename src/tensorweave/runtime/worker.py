@@ -20,6 +20,7 @@ from tensorweave import errors, ir
 from tensorweave.runtime.allocator import keep_freed_memory
 from tensorweave.runtime.device import Device
 from tensorweave.runtime.executor import Executor
+from tensorweave.runtime.kernels.xla.backend import is_compiled
 from tensorweave.runtime.plan import Plan
 from tensorweave.runtime.rendezvous import StepTable
 from tensorweave.runtime.stats import StatsCollector
@@ -118,7 +119,7 @@ class LocalWorker(WorkerInterface):
         dev = self.device(device)
         plan = Plan(graph_def, dev.device_type, dev.resources, dev.name,
                     bool((options or {}).get("dataflow")))
-        if dev.device_type.startswith("XLA_"):
+        if is_compiled(dev.device_type):
             from tensorweave.runtime.xla_executable import XlaExecutable
 
             executor = XlaExecutable(plan)
@@ -167,7 +168,9 @@ class LocalWorker(WorkerInterface):
         if options.get("trace"):
             stats = ctx.stats = StatsCollector(ex.plan.device, ex.plan)
         out = ex.run(args, ctx)
-        return out, (stats.to_dict() if stats is not None else None)
+        if stats is None:
+            return out, None
+        return out, stats.to_dict(ctx.rendezvous.transfers(ex.plan.device))
 
     def recv_tensor(self, step_id, key, timeout_s=None):
         deadline = None if timeout_s is None else time.monotonic() + timeout_s

@@ -9,10 +9,21 @@ with the results brought back as numpy arrays (`np.asarray`).
 
 While tracing, a node whose inputs are all concrete numpy values (constants, shapes) runs
 its CPU kernel instead: shape arithmetic folds away and never reaches XLA.
+
+State: the variables the partition's nodes use are inputs of the compiled function (their
+device arrays, donated) and outputs (their values after the step), stored back into their
+`Ref`s under the Refs' locks; nodes that update a variable (`lower.STATE_WRITERS`) run once
+per step, in the first stage whose inputs are in, even when no output consumes them. Random
+ops get a per-(session, node) step counter as a traced input.
+
+API for other runners (the auto-clustering runner builds on it): `XlaExecutable(plan)` then
+`run(args, ctx) -> retvals` per step, as `Executor`; `compiles` counts the compilations.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
 from collections import OrderedDict
 
@@ -22,13 +33,36 @@ from tensorweave import errors
 from tensorweave.runtime.executor import to_op_error
 from tensorweave.runtime.kernels.registry import KernelNode, has_kernel, lookup_kernel
 from tensorweave.runtime.kernels.xla.backend import jax_device, jax_modules
-from tensorweave.runtime.kernels.xla.lower import CONST_INPUTS
+from tensorweave.runtime.kernels.xla.lower import (
+    CONST_INPUTS,
+    COUNTER_OPS,
+    STATE_WRITERS,
+    VarState,
+)
 from tensorweave.runtime.plan import Plan
 from tensorweave.runtime.step import DEAD
 
 IN_OPS = frozenset(["_Arg", "_Recv", "_HostRecv"])
 OUT_OPS = frozenset(["_Retval", "_Send", "_HostSend"])
+VARIABLE_OPS = frozenset(["VariableV2", "Variable"])
 CACHE_SIZE = 16
+_LOG = logging.getLogger("tensorweave")
+_COUNTERS = "__xla_random_counters"
+
+
+class _Counter:
+    """A random node's step counter (one per session and node, shared by its plans)."""
+
+    __slots__ = ("n", "lock")
+
+    def __init__(self):
+        self.n = 0
+        self.lock = threading.Lock()
+
+    def take(self) -> np.uint32:
+        with self.lock:
+            n, self.n = self.n, self.n + 1
+        return np.uint32(n & 0xFFFFFFFF)
 
 
 class XlaExecutable:
@@ -38,7 +72,9 @@ class XlaExecutable:
     """
 
     def __init__(self, plan: Plan, cache_size: int = CACHE_SIZE):
-        if plan.has_control_flow:
+        # NOTE: `plan.has_control_flow` is also set for a partition fed by one with control
+        # flow (the placer keeps loops and branches off XLA: only their live results come)
+        if any(it.op_def.traits.control_flow for it in plan.items):
             raise errors.UnimplementedError(
                 None, None, f"Control flow is not supported on {plan.device}; place it on a CPU")
         self.plan = plan
@@ -48,8 +84,13 @@ class XlaExecutable:
         self._inputs = [it for it in items if it.op in IN_OPS]
         self._outputs = [it for it in items if it.op in OUT_OPS]
         self._body = [it for it in items if it.op not in IN_OPS and it.op not in OUT_OPS]
-        self._static = [any(s in CONST_INPUTS.get(plan.by_index[d].op, ()) for d, s in
-                            it.consumers if s >= 0) for it in self._inputs]
+        # sinks: the outputs, then the nodes that update a variable (run once per step)
+        self._sinks = self._outputs + [it for it in self._body if it.op in STATE_WRITERS]
+        self._refs = {it.index: _ref_of(it) for it in self._body if it.op in VARIABLE_OPS}
+        self._counters = {it.index: self._counter(it) for it in self._body
+                          if it.op in COUNTER_OPS}
+        self._static = [any(_const_slot(plan.by_index[d], s) for d, s in it.consumers)
+                        for it in self._inputs]
         self._folds: dict[int, object] = {}
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = cache_size
@@ -71,7 +112,7 @@ class XlaExecutable:
             else:
                 waiting.append(k)
         retvals = [None] * self.num_retvals
-        left = list(range(len(self._outputs)))
+        left = list(range(len(self._sinks)))
         left = self._emit(have, left, retvals, ctx)
         while waiting:
             keys = [self._inputs[k].fn.key_for(ctx) for k in waiting]
@@ -86,75 +127,114 @@ class XlaExecutable:
         return retvals
 
     def _emit(self, have, left, retvals, ctx) -> list[int]:
-        """Computes and sends the outputs of `left` whose inputs are all in `have`; returns
-        the others."""
+        """Runs the sinks of `left` whose inputs are all in `have` (computes and sends those
+        outputs, applies those updates); returns the others."""
         ready = tuple(o for o in left if self._deps[o] <= have.keys())
         if not ready:
             return left
         used = tuple(sorted(set().union(*(self._deps[o] for o in ready))))
         values = [have[k] for k in used]
         static = [self._static[k] for k in used]
-        fn = self._executable(ready, used, values, static)
-        dynamic = [self._jax.device_put(v, self._device)
-                   for v, s in zip(values, static) if not s]
-        try:
-            outs = fn(*dynamic)
-        except errors.OpError:
-            raise
-        except Exception as e:  # noqa: BLE001 - an XLA runtime failure becomes an OpError
-            raise errors.InternalError(None, None,
-                                       f"XLA executable on {self.plan.device} failed: {e}") from e
-        for o, v in zip(ready, outs):
-            it, v = self._outputs[o], np.asarray(v)
+        needed = self._needed([self._sinks[o] for o in ready])
+        refs = list({id(r): r for i, r in self._refs.items() if i in needed}.values())
+        counters = [i for i in self._counters if i in needed]
+        with _locked(refs):
+            state = [r.value for r in refs]
+            fn = self._executable(ready, used, values, static, refs, state, counters)
+            dynamic = [self._jax.device_put(v, self._device)
+                       for v, s in zip(values, static) if not s]
+            steps = [self._counters[i].take() for i in counters]
+            on_device = [self._jax.device_put(v, self._device) for v in state if v is not None]
+            try:
+                outs, new_state = fn(dynamic, steps, on_device)
+            except errors.OpError:
+                raise
+            except Exception as e:  # noqa: BLE001 - an XLA runtime failure becomes an OpError
+                raise errors.InternalError(
+                    None, None, f"XLA executable on {self.plan.device} failed: {e}") from e
+            for k, v in new_state.items():
+                refs[k].value = v
+        for o, v in zip((o for o in ready if o < len(self._outputs)), outs):
+            it, v = self._outputs[o], np.array(v)  # NOTE: a copy: never a donated buffer
             if it.op == "_Retval":
                 retvals[it.attrs["index"]] = v
             else:
                 it.fn(ctx, v)
         return [o for o in left if o not in ready]
 
-    def _executable(self, ready, used, values, static):
+    def _executable(self, ready, used, values, static, refs, state, counters):
         key = (ready, used) + tuple((v.dtype.str, v.shape, v.tobytes() if s else None)
-                                    for v, s in zip(values, static))
+                                    for v, s in zip(values, static)) + tuple(
+            (id(r), None if v is None else (str(v.dtype), tuple(v.shape)))
+            for r, v in zip(refs, state))
         with self._lock:
             fn = self._cache.get(key)
             if fn is not None:
                 self._cache.move_to_end(key)
                 return fn
         statics = {k: (v if s else None) for k, v, s in zip(used, values, static)}
-        fn = self._jax.jit(self._traceable(ready, statics))
+        fn = self._jax.jit(self._traceable(ready, statics, refs, [v is not None for v in state],
+                                           counters), donate_argnums=(2,))
         with self._lock:
             self._cache[key] = fn
             self.compiles += 1
+            if self.compiles > 1:
+                _LOG.info("XLA: compiling a partition of %s again (%d compilations; inputs %s)",
+                          self.plan.device, self.compiles,
+                          [(v.dtype.name, v.shape) for v in values])
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return fn
 
-    def _traceable(self, ready, statics):
-        """The jax function of the dynamic inputs among `statics`' keys computing `ready`."""
-        needed = self._needed([self._outputs[o] for o in ready])
+    def _traceable(self, ready, statics, refs, initialized, counters):
+        """The jax function `(dynamic inputs, counters, variable values) -> (outputs, {ref
+        position: value after})` computing the sinks `ready`."""
+        needed = self._needed([self._sinks[o] for o in ready])
+        run_now = {self._sinks[o].index for o in ready}
+        outputs = [self._outputs[o] for o in ready if o < len(self._outputs)]
+        pos = {id(r): k for k, r in enumerate(refs)}
 
-        def body(*dynamic):
+        def body(dynamic, steps, on_device):
+            it_dyn, it_var = iter(dynamic), iter(on_device)
+            states = [VarState(r, next(it_var) if init else None)
+                      for r, init in zip(refs, initialized)]
+            step_of = dict(zip(counters, steps))
             env: dict[int, tuple] = {}
-            it_dyn = iter(dynamic)
             for k, s in statics.items():
                 env[self._inputs[k].index] = (s if s is not None else next(it_dyn),)
             for item in self._body:
                 if item.index not in needed:
                     continue
+                if item.index in self._refs:
+                    env[item.index] = (states[pos[id(self._refs[item.index])]],)
+                    continue
                 ins = [env[j][slot] for j, slot in item.inputs]
+                if item.op in STATE_WRITERS and item.index not in run_now:
+                    env[item.index] = (ins[0],)  # NOTE: applied in an earlier stage
+                    continue
                 try:
+                    ins = [v.read() if d and isinstance(v, VarState) else v
+                           for v, d in zip(ins, item.deref)]
+                    if item.index in step_of:
+                        ins.insert(0, step_of[item.index])
                     out = self._call(item, ins)
                 except Exception as e:  # noqa: BLE001 - a lowering failure names its node
                     raise to_op_error(e, item.node) from None
                 env[item.index] = out if isinstance(out, tuple) else (out,)
-            return [env[j][slot] for j, slot in (self._outputs[o].inputs[0] for o in ready)]
+            outs = []
+            for it in outputs:
+                v = env[it.inputs[0][0]][it.inputs[0][1]]
+                outs.append(v.read() if isinstance(v, VarState) else v)
+            return outs, {k: st.value for k, st in enumerate(states) if st.value is not None}
 
         return body
 
-    def _needed(self, outputs) -> set[int]:
-        """Indices of the body nodes the data inputs of `outputs` depend on."""
+    def _needed(self, sinks) -> set[int]:
+        """Indices of the body nodes `sinks` need: the update nodes among them and what they
+        and the outputs' data inputs depend on."""
         seen: set[int] = set()
-        stack = [j for it in outputs for j, _ in it.inputs]
+        stack = [j for it in sinks for j, _ in it.inputs]
+        stack += [it.index for it in sinks if it.op not in OUT_OPS]
         while stack:
             j = stack.pop()
             if j not in seen:
@@ -170,7 +250,7 @@ class XlaExecutable:
             srcs = [j for j, _ in it.inputs] + list(it.control_inputs)
             d = frozenset([pos[it.index]]) if it.index in pos else frozenset()
             deps[it.index] = d.union(*(deps.get(j, frozenset()) for j in srcs))
-        return [deps[it.index] for it in self._outputs]
+        return [deps[it.index] for it in self._sinks]
 
     def _call(self, item, ins):
         if ins and all(isinstance(v, (np.ndarray, np.generic)) for v in ins):
@@ -178,6 +258,11 @@ class XlaExecutable:
             if fold is not None:
                 return fold(*ins)
         return item.fn(*ins)
+
+    def _counter(self, item) -> _Counter:
+        if self.plan.resources is None:
+            return _Counter()
+        return self.plan.resources.lookup_or_create(_COUNTERS, item.name, _Counter)
 
     def _fold(self, item):
         """The CPU kernel of a stateless node (None when it has none or is stateful)."""
@@ -192,3 +277,24 @@ class XlaExecutable:
                         self.plan.device, None, item.op_def, {}))
             self._folds[item.index] = fold
         return self._folds[item.index]
+
+
+def _const_slot(item, slot: int) -> bool:
+    """Whether input `slot` of `item` must be a compile-time constant (a negative position
+    in CONST_INPUTS counts from the end: ConcatV2's axis)."""
+    consts = CONST_INPUTS.get(item.op, ())
+    return slot >= 0 and (slot in consts or slot - len(item.inputs) in consts)
+
+
+def _ref_of(item):
+    """A variable node's `Ref` (its kernel, shared with the CPU, looks it up at plan build)."""
+    return item.fn()
+
+
+@contextlib.contextmanager
+def _locked(refs):
+    """Holds the locks of `refs` (in a fixed order: no deadlock between partitions)."""
+    with contextlib.ExitStack() as stack:
+        for r in sorted(refs, key=id):
+            stack.enter_context(r.lock)
+        yield

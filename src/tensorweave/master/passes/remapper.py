@@ -20,6 +20,7 @@ from tensorweave.master.passes import PassContext, register_pass
 from tensorweave.master.passes.graph_view import GraphView
 from tensorweave.ops.registry import OPS
 from tensorweave.runtime.kernels.cpu.fused import FUSIBLE_UNARY
+from tensorweave.runtime.kernels.xla.backend import is_compiled_device
 
 _ACTIVATIONS = frozenset(["Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"])
 _BASES = {"MatMul": "_FusedMatMul", "Conv2D": "_FusedConv2D"}
@@ -31,8 +32,8 @@ _BN = frozenset(["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"])
 def run(view: GraphView, ctx: PassContext) -> None:
     for name in list(view.nodes):
         node = view.nodes.get(name)
-        if node is None:
-            continue
+        if node is None or _on_xla(ctx, node):
+            continue  # NOTE: an XLA device compiles its partition whole: XLA fuses there
         if node.op in _BN and _fold_batch_norm(view, node, ctx):
             ctx.note("remapper", f"folded batch norm {name} into its Conv2D")
         elif node.op == "BiasAdd" or node.op in _ACTIVATIONS:
@@ -42,6 +43,10 @@ def run(view: GraphView, ctx: PassContext) -> None:
         elif node.op == "ReluGrad" and _fuse_pool_grad_relu_grad(view, node, ctx):
             ctx.note("remapper", f"fused MaxPoolGrad + ReluGrad into {name}")
     _fuse_elementwise_chains(view, ctx)
+
+
+def _on_xla(ctx: PassContext, node: ir.NodeDef) -> bool:
+    return is_compiled_device(ctx.placement.get(node.name, node.device or ""))
 
 
 def _single_use(view: GraphView, name: str, ctx: PassContext, device: str) -> bool:
@@ -143,7 +148,8 @@ def _add_const(view, name, value, device, before) -> str:
 def _fuse_elementwise_chains(view: GraphView, ctx) -> None:
     for name in reversed(list(view.nodes)):  # last node first: each chain fuses whole
         node = view.nodes.get(name)
-        if node is None or node.op not in FUSIBLE_UNARY or not _float(node):
+        if node is None or node.op not in FUSIBLE_UNARY or not _float(node) or \
+                _on_xla(ctx, node):
             continue
         chain = [node]
         while True:

@@ -57,6 +57,14 @@ class KernelNode:
 
 
 _KERNELS: Registry[tuple[str, str], KernelDef] = Registry("Kernel")
+# device type → predicates on a node's attrs every kernel of that device type must pass
+# (the XLA devices take no string, resource or variant tensors).
+_DEVICE_CONSTRAINTS: dict[str, list[Callable]] = {}
+
+
+def register_device_constraint(device_type: str, accepts: Callable) -> None:
+    """`accepts(attrs) -> bool` must hold for a node to run on any kernel of `device_type`."""
+    _DEVICE_CONSTRAINTS.setdefault(device_type, []).append(accepts)
 
 
 def register_kernel(op: str, device_type: str = "CPU", *, context: bool = False,
@@ -98,8 +106,12 @@ def lookup_kernel(op: str, device_type: str = "CPU") -> KernelDef:
     return k
 
 
-def has_kernel(op: str, device_type: str = "CPU") -> bool:
-    return (op, device_type) in _KERNELS
+def has_kernel(op: str, device_type: str = "CPU", attrs: dict | None = None) -> bool:
+    """Whether `op` has a kernel on `device_type` (for a node with `attrs`, when given: the
+    device's constraints must accept them)."""
+    if (op, device_type) not in _KERNELS:
+        return False
+    return attrs is None or all(ok(attrs) for ok in _DEVICE_CONSTRAINTS.get(device_type, ()))
 
 
 def kernel_device_types(op: str) -> list[str]:

@@ -7,4 +7,4 @@ package does not import jax. Import after the CPU kernels: the host-side ops sha
 from tensorweave.runtime.kernels.xla.backend import available
 
 if available():
-    from tensorweave.runtime.kernels.xla import array, math, nn  # noqa: F401
+    from tensorweave.runtime.kernels.xla import array, conv, math, nn, random, state  # noqa: F401

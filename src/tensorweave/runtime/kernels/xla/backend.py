@@ -11,9 +11,20 @@ from __future__ import annotations
 import functools
 import importlib.util
 
-# The device types lowerings register for: XLA_CPU wherever jax is installed, XLA_GPU where
-# jax sees a CUDA device.
-XLA_DEVICE_TYPES = ("XLA_CPU", "XLA_GPU")
+# The device types lowerings register for: XLA_CPU wherever jax is installed, GPU and XLA_GPU
+# where jax sees a CUDA device (a GPU's kernels are lowerings too: its partitions compile).
+XLA_DEVICE_TYPES = ("XLA_CPU", "XLA_GPU", "GPU")
+
+
+def is_compiled(device_type: str | None) -> bool:
+    """Whether partitions on `device_type` run as XLA executables."""
+    return device_type in XLA_DEVICE_TYPES
+
+
+def is_compiled_device(name: str) -> bool:
+    """`is_compiled` for a device name (`/job:.../device:XLA_CPU:0`)."""
+    kind = name.rsplit("/device:", 1)[-1].split(":")[0] if "/device:" in name else ""
+    return is_compiled(kind.upper())
 
 
 def available() -> bool:
@@ -46,7 +57,8 @@ def gpu_count() -> int:
 
 
 def device_names(job: str, task: int) -> list[str]:
-    """This process's XLA devices: XLA_CPU:0 when jax is installed, XLA_GPU:i per CUDA GPU.
+    """This process's XLA devices: XLA_CPU:0 when jax is installed, GPU:i and XLA_GPU:i per
+    CUDA GPU (both compile on that GPU: TF names the same chip both ways).
 
     NOTE: GPUs are looked up only if jax has a CUDA plugin installed, so a CPU-only machine
     never imports jax here.
@@ -57,11 +69,13 @@ def device_names(job: str, task: int) -> list[str]:
     names = [prefix + "XLA_CPU:0"]
     if importlib.util.find_spec("jax_cuda12_plugin") or importlib.util.find_spec(
             "jax_cuda13_plugin"):
-        names += [f"{prefix}XLA_GPU:{i}" for i in range(gpu_count())]
+        n = gpu_count()
+        names += [f"{prefix}GPU:{i}" for i in range(n)] + [f"{prefix}XLA_GPU:{i}"
+                                                            for i in range(n)]
     return names
 
 
 def jax_device(device_type: str):
     """The jax device a partition on `device_type` runs on."""
     jax = jax_modules()[0]
-    return jax.devices("gpu" if device_type == "XLA_GPU" else "cpu")[0]
+    return jax.devices("gpu" if device_type in ("XLA_GPU", "GPU") else "cpu")[0]

@@ -32,8 +32,10 @@ def _leaky_relu(node):
 
 register_simple_lowering("ReluGrad", lambda jnp, lax: lambda dy, x: jnp.where(x > 0, dy, 0)
                          .astype(dy.dtype))
-register_simple_lowering("SigmoidGrad", lambda jnp, lax: lambda y, dy: dy * (y * (1 - y)))
-register_simple_lowering("TanhGrad", lambda jnp, lax: lambda y, dy: dy * (1 - y * y))
+# NOTE: for complex y TF multiplies by the conjugate of the derivative
+register_simple_lowering("SigmoidGrad", lambda jnp, lax: lambda y, dy: dy * jnp.conj(
+    y * (1 - y)))
+register_simple_lowering("TanhGrad", lambda jnp, lax: lambda y, dy: dy * jnp.conj(1 - y * y))
 register_simple_lowering("Softmax", lambda jnp, lax: jax_modules()[0].nn.softmax)
 register_simple_lowering("LogSoftmax", lambda jnp, lax: jax_modules()[0].nn.log_softmax)
 
@@ -104,3 +106,20 @@ def _fused_matmul(node):
         return y
 
     return run
+
+
+register_simple_lowering("Relu6Grad", lambda jnp, lax: lambda dy, x: jnp.where(
+    (x > 0) & (x < 6), dy, 0).astype(dy.dtype))
+register_simple_lowering("EluGrad", lambda jnp, lax: lambda dy, y: jnp.where(
+    y > 0, dy, dy * (y + 1)).astype(dy.dtype))
+register_simple_lowering("SoftplusGrad", lambda jnp, lax: lambda dy, x: dy * jax_modules()[0]
+                         .nn.sigmoid(x))
+register_simple_lowering("Softsign", lambda jnp, lax: lambda x: x / (1 + jnp.abs(x)))
+register_simple_lowering("Selu", lambda jnp, lax: jax_modules()[0].nn.selu)
+
+
+@register_lowering("LeakyReluGrad")
+def _leaky_relu_grad(node):
+    _, jnp, _ = jax_modules()
+    alpha = float(node.attr("alpha", 0.2))
+    return lambda dy, x: jnp.where(x > 0, dy, dy * alpha).astype(dy.dtype)
