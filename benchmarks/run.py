@@ -456,6 +456,10 @@ def render_all(raw: dict, peer: str | None) -> str:
     text += render_when(raw)
     if "load" in raw:
         text += render_load(raw["load"])
+    if "suites" not in raw:
+        text += ("\nThe other suites (input pipeline, distributed, checkpoints, memory, models "
+                 "at rest, serving, watcher) were not run in this `make bench` "
+                 "(`BENCH_SECTIONS`); their last figures are in this file's git history.\n")
     for title, script, peer_script, rows in SUITES:
         got = raw.get("suites", {}).get(script)
         if got is not None:
@@ -500,9 +504,9 @@ def main() -> None:
     for w in raw.get("_when", {}).values():
         w["reused"] = True
     for name in wanted:
-        start, before = _now(), _load_avg()
+        start, before, commit = _now(), _load_avg(), _commit()
         raw[name] = SECTIONS[name](peer)
-        raw.setdefault("_when", {})[name] = {"start": start, "end": _now(), "commit": _commit(),
+        raw.setdefault("_when", {})[name] = {"start": start, "end": _now(), "commit": commit,
                                              "load_before": before, "load_after": _load_avg()}
         (ROOT / "benchmarks" / "last_run.json").write_text(json.dumps(raw, indent=1))
     (ROOT / "BENCHMARKS.md").write_text(render_all(raw, peer))
