@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensorweave import dtypes, ir
+from tensorweave import dtypes, errors, ir
 from tensorweave.master.prune import output_dtypes
 
 
@@ -34,6 +34,8 @@ def partition(graph: ir.GraphDef, placement: dict[str, str],
 
     Raises:
       KeyError: a node has no placement (an internal error: place before partitioning).
+      InvalidArgumentError: an input names a node not in the graph (as the worker's plan
+        would say of a graph run on one device).
     """
     incarnations = incarnations or {}
     parts: dict[str, list[ir.NodeDef]] = {}
@@ -77,6 +79,9 @@ class _State:
         """(the input in `dst`'s partition, its role: `_REF_RECV`, `_SAME_DEVICE_REF` or
         `_OTHER`)."""
         src, slot, ctl = ir.parse_input(inp)
+        if src not in self.copies:
+            raise errors.InvalidArgumentError(
+                dst, None, f"Node '{dst.name}': input '{inp}' refers to a node not in the graph")
         is_ref = not ctl and output_dtypes(self.copies[src])[slot].is_ref_dtype
         src_dev, dst_dev = self.placement[src], self.placement[dst.name]
         if src_dev == dst_dev:
