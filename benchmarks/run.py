@@ -9,6 +9,15 @@ The main table's three scripts run ROUNDS times (BENCH_ROUNDS, default 3), takin
 each figure is the best of its rounds, for every column alike: the machine's neighbours come
 and go within minutes, and a single run can land one side in a busy spell. The ratio of each
 round is listed too, so the spread stays visible.
+
+The load section runs every training step (training_steps.py, and models.py's training rows:
+the same TF1 file under both) three ways, ours then TF's each time: quiet, beside one busy
+neighbour process the benchmark starts, and in a child limited to one CPU (`limits.py`: a
+cgroup of its own where the machine allows, else one core and two busy neighbours).
+
+Sections: BENCH_SECTIONS=main,load,suites (default: all) runs some of them; the others are
+taken from the last run's benchmarks/last_run.json, and BENCHMARKS.md says when each section
+ran and what the machine's load average was then.
 """
 
 from __future__ import annotations
@@ -20,6 +29,8 @@ import platform
 import subprocess
 import sys
 from pathlib import Path
+
+from benchmarks import limits
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT.parent / "shared" / "peers"
@@ -60,6 +71,10 @@ GAINS = [
       f"big_graph_30k_steady_no_{p}_ms")
      for p in ("constant_folding", "arithmetic", "cse", "dependency", "remapper")]
 
+
+# A suite whose script measures its peer itself, in turns with ours (its peer keys are in
+# its own output).
+SELF_PEER = "(measured by the script)"
 
 # Other suites: (title, our script, peer script or None, [(label, our key, peer key, target)])
 SUITES = [
@@ -118,6 +133,43 @@ SUITES = [
           None, ""),
          ("server peak RSS, batching (MB)", "server_rss_batching_MB", None, ""),
      ]),
+    ("XLA through jax (ms; `xla` = the graph on /device:XLA_CPU:0, `jit` = the CPU device "
+     "with global_jit_level=ON_1; TF's step is measured by the script, in turns with ours. "
+     "Needs `pip install -e '.[xla]'`: without jax these rows stay empty)",
+     "xla_device.py", SELF_PEER, [
+         ("LSTM LM PTB-small step, our CPU device", "lstm_ptb_cpu_step_ms",
+          "tf_lstm_ptb_step_ms", "—"),
+         ("LSTM LM PTB-small step, XLA_CPU", "lstm_ptb_xla_step_ms", "tf_lstm_ptb_step_ms",
+          "≤ 1.0× TF"),
+         ("LSTM LM PTB-small step, auto-clustering", "lstm_ptb_jit_step_ms",
+          "tf_lstm_ptb_step_ms", "≤ 1.0× TF"),
+         ("LSTM: XLA_CPU vs our CPU device", "lstm_ptb_xla_step_ms", "lstm_ptb_cpu_step_ms",
+          "≤ 0.5×"),
+         ("LSTM: auto-clustering vs our CPU device", "lstm_ptb_jit_step_ms",
+          "lstm_ptb_cpu_step_ms", "≤ 0.5×"),
+         ("MLP 64-256-256-10 b128 step, XLA_CPU", "mlp_b128_xla_step_ms",
+          "tf_mlp_b128_step_ms", "≤ 0.8× TF"),
+         ("MLP 64-256-256-10 b128 step, auto-clustering", "mlp_b128_jit_step_ms",
+          "tf_mlp_b128_step_ms", "≤ 0.8× TF"),
+         ("MLP-1024 b1024 step, XLA_CPU vs its GEMM floor", "mlp_b1024_h1024_xla_step_ms",
+          "mlp1024_gemm_floor_ms", "≤ 1.1×"),
+         ("MLP-1024 b1024 step, auto-clustering vs its GEMM floor",
+          "mlp_b1024_h1024_jit_step_ms", "mlp1024_gemm_floor_ms", "≤ 1.1×"),
+         ("CNN b64 step, auto-clustering vs without", "cnn_b64_jit_step_ms",
+          "cnn_b64_cpu_step_ms", "≤ 1.0×"),
+         ("CNN b64 step, XLA_CPU vs TF", "cnn_b64_xla_step_ms", "tf_cnn_b64_step_ms", "—"),
+         ("first step (s), CNN on XLA_CPU", "cnn_b64_xla_first_s", None, "≤ 2 s"),
+         ("first step (s), CNN auto-clustering", "cnn_b64_jit_first_s", None, "≤ 2 s"),
+         ("first step (s), LSTM on XLA_CPU", "lstm_ptb_xla_first_s", None, "reported"),
+         ("first step (s), LSTM auto-clustering", "lstm_ptb_jit_first_s", None, "reported"),
+         ("first step (s), MLP b128 on XLA_CPU", "mlp_b128_xla_first_s", None, "reported"),
+         ("first step (s), MLP b128 auto-clustering", "mlp_b128_jit_first_s", None,
+          "reported"),
+         ("first step (s), MLP-1024 on XLA_CPU", "mlp_b1024_h1024_xla_first_s", None,
+          "reported"),
+         ("first step (s), MLP-1024 auto-clustering", "mlp_b1024_h1024_jit_first_s", None,
+          "reported"),
+     ]),
     ("Resource watcher overhead (% of step time)", "monitoring.py", None, [
         ("watcher at its default interval", "overhead_percent", None, "< 1%"),
     ]),
@@ -125,12 +177,13 @@ SUITES = [
 
 
 def run_json(python: str, script: Path | str, module: bool = False, env=None,
-             args: tuple = ()) -> dict:
+             args: tuple = (), preexec=None) -> dict:
     cmd = [python, "-m", str(script)] if module else [python, str(script), *args]
     e = dict(os.environ, **(env or {}))
     try:
         out = subprocess.run(cmd, cwd=ROOT if module else Path(script).parent, env=e,
-                             capture_output=True, text=True, timeout=1800)
+                             capture_output=True, text=True, timeout=1800,
+                             preexec_fn=preexec)
     except subprocess.TimeoutExpired:
         return {"_error": f"{script}: timed out"}
     if out.returncode != 0:
@@ -236,6 +289,8 @@ def render_suite(title, rows, ours: dict, peer: dict, peer_name: str) -> str:
     for d in (ours, peer or {}):
         if "_error" in d:
             lines.append(f"\n- {d['_error']}")
+        for k, why in d.get("_skipped", {}).items():
+            lines.append(f"\n- `{k}` not measured: {why}")
     return "\n".join(lines) + "\n"
 
 
@@ -251,62 +306,222 @@ def _met(key, v, ratio, target) -> str:
     return "yes" if ratio <= target else "no"
 
 
-TRAINING_ROWS = [r for r in ROWS if r[1].endswith("_step_ms")]
+# -- training steps under load ---------------------------------------------------------------
+# (label, key, script): every training row of the main table and of the models suite
+LOAD_ROWS = [(label.replace(" (ms)", ""), key, "training_steps.py")
+             for label, key, *_ in ROWS if key.endswith("_step_ms")] + [
+    ("ResNet-20 32×32×3 b128 step", "resnet20_b128_step_ms", "models.py"),
+    ("LSTM LM PTB-small step", "lstm_ptb_small_step_ms", "models.py"),
+    ("tf.keras model.fit, per batch of 64", "keras_fit_cnn_b64_step_ms", "models.py"),
+    ("word2vec NCE step, vocab 10k", "word2vec_nce_10k_step_ms", "models.py"),
+    ("word2vec NCE step, vocab 50k", "word2vec_nce_50k_step_ms", "models.py"),
+    ("word2vec NCE step, vocab 200k", "word2vec_nce_200k_step_ms", "models.py"),
+]
+LOAD_ARGS = {"training_steps.py": (), "models.py": ("--only=resnet20,lstm,keras,word2vec",)}
+CONDITIONS = ("quiet", "busy", "quota")
+BUSY_TARGET, QUIET_TARGET = 1.2, 2.0    # ours / TF under load; ours loaded / ours quiet
 
 
-def with_neighbour(fn):
-    """fn() while one busy process (a Python loop, started and stopped here) competes for the
-    CPUs: the laptop-with-a-browser, CI-runner case."""
-    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
-        return fn()
-    finally:
-        hog.kill()
-        hog.wait()
+def _steps(python: str | None, tensorflow: bool, preexec=None) -> dict:
+    """Every load row's step time from one side (ours, or TF's with `tensorflow`)."""
+    out: dict = {}
+    if python is None:
+        return out
+    for script, args in LOAD_ARGS.items():
+        extra = ("--tensorflow", *args) if tensorflow else args
+        r = run_json(python, ROOT / "benchmarks" / script, args=extra, preexec=preexec,
+                     env={"TF_USE_LEGACY_KERAS": "1"} if tensorflow else None)
+        if "_error" in r:
+            out.setdefault("_errors", []).append(r["_error"])
+        out.update({k: v for k, v in r.items() if not k.startswith("_")})
+    return out
 
 
-def render_busy(ours: dict, tf: dict, quiet: dict) -> str:
-    lines = ["", "## Training steps with one busy neighbour process (ms, one round each)", "",
-             "| figure | tensorweave | TensorFlow | ours / TF | ours busy / quiet | target |",
-             "|---|---:|---:|---:|---:|---|"]
-    for label, key, tf_key, *_ in TRAINING_ROWS:
-        v, t, q = ours.get(key), tf.get(tf_key), quiet.get(key)
-        ratio = f"{v / t:.2f}×" if v and t else "—"
-        slow = f"{v / q:.2f}×" if v and q else "—"
-        lines.append(f"| {label} | {fmt(v)} | {fmt(t)} | {ratio} | {slow} | "
-                     "≤ 1.2× TF, ≤ 2× quiet |")
+def _condition(name: str, peer: str | None) -> dict:
+    """Ours and TF's steps under one condition: quiet, busy (one neighbour), quota."""
+    load = _load_avg()
+    if name == "quiet":
+        ours, tf = _steps(sys.executable, False), _steps(peer, True)
+        how = "nothing started by the benchmark"
+    elif name == "busy":
+        with limits.busy_neighbours(1):
+            ours, tf = _steps(sys.executable, False), _steps(peer, True)
+        how = "one busy neighbour process (a Python loop) started by the benchmark"
+    else:
+        with limits.one_cpu() as limit:
+            ours = _steps(sys.executable, False, limit.preexec)
+            tf = _steps(peer, True, limit.preexec)
+        how = limit.text
+    return {"ours": ours, "tensorflow": tf, "how": how, "load_avg": load}
+
+
+def run_load(peer: str | None) -> dict:
+    return {name: _condition(name, peer) for name in CONDITIONS}
+
+
+def _ratio(a, b):
+    return a / b if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b else None
+
+
+def _x(r) -> str:
+    return f"{r:.2f}×" if r is not None else "—"
+
+
+def _met_load(vs_tf, vs_quiet) -> str:
+    if vs_tf is None or vs_quiet is None:
+        return ""
+    return "yes" if vs_tf <= BUSY_TARGET and vs_quiet <= QUIET_TARGET else "no"
+
+
+LOAD_NOTES = """\
+How the two runtimes meet a loaded machine: our steps with GEMMs or convolutions hold numpy's
+BLAS to one thread and share their work out over threads that block when idle
+(`cpu/parallel.py`); TensorFlow's Eigen/oneDNN pools spin briefly before they sleep. Under the
+1-CPU quota our process sees one CPU (`cpu/cpus.py` reads the cgroup's quota) and runs every
+kernel and node on one thread; TensorFlow's pools keep the sizes its own defaults pick. "quiet"
+is only as quiet as the machine was: the load averages above say what else was running."""
+
+
+def render_load(load: dict) -> str:
+    quiet, busy, quota = (load.get(c, {}) for c in CONDITIONS)
+    lines = ["", "## Training steps under load (ms; the same TF1 file under both; ours, then "
+             "TF's, in each condition of this run)", ""]
+    for c in CONDITIONS:
+        d = load.get(c, {})
+        la = d.get("load_avg")
+        lines.append(f"- {c}: {d.get('how', 'not run')}"
+                     + (f"; machine load average {la[0]:.1f} as it began" if la else ""))
+    lines += ["", f"Targets: under load ≤ {BUSY_TARGET}× TF under the same load, and ≤ "
+              f"{QUIET_TARGET}× our own quiet figure.", "",
+              "| step | quiet | TF quiet | busy | TF busy | busy / TF | busy / quiet | met "
+              "| 1 CPU | TF 1 CPU | 1 CPU / TF | 1 CPU / quiet | met |",
+              "|---|---:|---:|---:|---:|---:|---:|:-:|---:|---:|---:|---:|:-:|"]
+    for label, key, _ in LOAD_ROWS:
+        q, tq = quiet.get("ours", {}).get(key), quiet.get("tensorflow", {}).get(key)
+        b, tb = busy.get("ours", {}).get(key), busy.get("tensorflow", {}).get(key)
+        c, tc = quota.get("ours", {}).get(key), quota.get("tensorflow", {}).get(key)
+        rb, rbq, rc, rcq = _ratio(b, tb), _ratio(b, q), _ratio(c, tc), _ratio(c, q)
+        lines.append(f"| {label} | {fmt(q)} | {fmt(tq)} | {fmt(b)} | {fmt(tb)} | {_x(rb)} | "
+                     f"{_x(rbq)} | {_met_load(rb, rbq)} | {fmt(c)} | {fmt(tc)} | {_x(rc)} | "
+                     f"{_x(rcq)} | {_met_load(rc, rcq)} |")
+    lines += ["", LOAD_NOTES]
+    for c in CONDITIONS:
+        for side in ("ours", "tensorflow"):
+            for err in load.get(c, {}).get(side, {}).get("_errors", []):
+                lines.append(f"\n- {c}, {side}: {err}")
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    peer = os.environ.get("PEER_PYTHON")
+# -- sections -----------------------------------------------------------------------------------
+def _load_avg() -> list[float] | None:
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def run_main(peer: str | None) -> dict:
     rounds: dict[str, list[dict]] = {"ours": [], "tensorflow": [], "numpy_floor": []}
     for _ in range(max(ROUNDS, 1)):
         rounds["ours"].append(run_json(sys.executable, "benchmarks.graph_mode", module=True))
         rounds["numpy_floor"].append(run_json(sys.executable, PEERS / "numpy_floor.py"))
         rounds["tensorflow"].append(run_json(peer, PEERS / "tf_graph_mode.py",
                                              env={"TF_USE_LEGACY_KERAS": "1"}) if peer else {})
-    ours, tf, floor = (best_of(rounds[k]) for k in ("ours", "tensorflow", "numpy_floor"))
-    text = render(ours, tf, floor, peer, round_ratios(rounds["ours"], rounds["tensorflow"]))
-    raw = {"ours": ours, "tensorflow": tf, "numpy_floor": floor, "rounds": rounds}
-    busy_ours = with_neighbour(lambda: run_json(sys.executable, "benchmarks.graph_mode",
-                                                module=True))
-    busy_tf = with_neighbour(lambda: run_json(peer, PEERS / "tf_graph_mode.py",
-                                              env={"TF_USE_LEGACY_KERAS": "1"})) if peer else {}
-    text += render_busy(busy_ours, busy_tf, ours)
-    raw["busy"] = {"ours": busy_ours, "tensorflow": busy_tf}
-    for title, script, peer_script, rows in SUITES:
+    best = {k: best_of(v) for k, v in rounds.items()}
+    return {**best, "rounds": rounds}
+
+
+def run_suites(peer: str | None) -> dict:
+    out = {}
+    for _title, script, peer_script, _rows in SUITES:
         mine = run_json(sys.executable, ROOT / "benchmarks" / script)
         if peer and peer_script == script:  # our script, run under TensorFlow
             theirs = run_json(peer, ROOT / "benchmarks" / script, args=("--tensorflow",))
+        elif peer_script == SELF_PEER:
+            theirs = None
         else:
             theirs = run_json(peer, PEERS / peer_script) if peer and peer_script else None
-        name = "TensorFlow" if peer_script else "numpy"
-        text += render_suite(title, rows, mine, theirs, name)
-        raw[script] = {"ours": mine, "peer": theirs}
-    (ROOT / "BENCHMARKS.md").write_text(text)
-    (ROOT / "benchmarks" / "last_run.json").write_text(json.dumps(raw, indent=1))
+        out[script] = {"ours": mine, "peer": theirs}
+    return out
+
+
+SECTIONS = {"main": run_main, "load": run_load, "suites": run_suites}
+
+
+def render_all(raw: dict, peer: str | None) -> str:
+    main = raw.get("main", {})
+    text = render(main.get("ours", {}), main.get("tensorflow", {}), main.get("numpy_floor", {}),
+                  peer, round_ratios(main.get("rounds", {}).get("ours", []),
+                                     main.get("rounds", {}).get("tensorflow", [])))
+    text += render_when(raw)
+    if "load" in raw:
+        text += render_load(raw["load"])
+    for title, script, peer_script, rows in SUITES:
+        got = raw.get("suites", {}).get(script)
+        if got is not None:
+            name = "TensorFlow" if peer_script else "numpy"
+            text += render_suite(title, rows, got["ours"], got["peer"], name)
+    return text
+
+
+def render_when(raw: dict) -> str:
+    lines = ["", "When each section ran (UTC) and the machine's 1-minute load average before "
+             "and after it (other engineers' jobs share this machine; ours and TF's runs "
+             "interleave, so the ratios stay comparable):", ""]
+    for name in SECTIONS:
+        w = raw.get("_when", {}).get(name)
+        if w:
+            lines.append(f"- {name}: {w['start']} – {w['end']} at commit {w.get('commit')}, "
+                         f"load {_one(w['load_before'])}"
+                         f" → {_one(w['load_after'])}"
+                         + (" (from an earlier run)" if w.get("reused") else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _one(load) -> str:
+    return f"{load[0]:.1f}" if load else "?"
+
+
+def _previous() -> dict:
+    try:
+        raw = json.loads((ROOT / "benchmarks" / "last_run.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return raw if "_when" in raw else {}   # NOTE: a run from before sections: not reusable
+
+
+def main() -> None:
+    peer = os.environ.get("PEER_PYTHON") or None
+    wanted = [s for s in os.environ.get("BENCH_SECTIONS", ",".join(SECTIONS)).split(",") if s]
+    unknown = set(wanted) - set(SECTIONS)
+    if unknown:
+        sys.exit(f"BENCH_SECTIONS: unknown section(s) {sorted(unknown)}; have {list(SECTIONS)}")
+    raw = _previous() if set(wanted) != set(SECTIONS) else {}
+    for w in raw.get("_when", {}).values():
+        w["reused"] = True
+    for name in wanted:
+        start, before = _now(), _load_avg()
+        raw[name] = SECTIONS[name](peer)
+        raw.setdefault("_when", {})[name] = {"start": start, "end": _now(), "commit": _commit(),
+                                             "load_before": before, "load_after": _load_avg()}
+        (ROOT / "benchmarks" / "last_run.json").write_text(json.dumps(raw, indent=1))
+    (ROOT / "BENCHMARKS.md").write_text(render_all(raw, peer))
     print((ROOT / "BENCHMARKS.md").read_text())
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=30).stdout.strip()
+    return out.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M")
 
 
 if __name__ == "__main__":

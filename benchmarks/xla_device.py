@@ -1,53 +1,218 @@
-"""The XLA device against CPU on an MLP training step: first-step time (XLA compiles then)
-and steady step time. Run: `.venv/bin/python -m benchmarks.xla_device` (needs jax)."""
+"""XLA beside TensorFlow: training steps on our CPU device, on `/device:XLA_CPU:0`, and on the
+CPU device with auto-clustering (`global_jit_level=ON_1`), with TensorFlow 2.21's step of the
+same TF1 code in the same run (this file runs under both: `--tensorflow` with the peer
+Python). Needs jax (`pip install tensorweave[xla]`); without it prints only an `_error`.
 
-from __future__ import annotations
+Models: the MLP 64-256-256-10 at batch 128 and 64-1024-1024-10 at batch 1024 (Adam, digits),
+the CNN 28x28 b64 (two conv+pool, dense 128, Adam) and the PTB-small LSTM language model
+(2 x 200, 20 steps, batch 20, vocabulary 10k, clipped SGD). Each gives
+`<model>_<mode>_step_ms` (the best of the timed steps, as models.py takes them) and
+`<model>_<mode>_first_s` (the first step: placement, passes and, on XLA, compilation);
+TensorFlow's come as `tf_<model>_step_ms`. Rounds (BENCH_ROUNDS, default 2) take turns, ours
+then TF's, and each figure is the best round's, so a busy spell on this shared machine does
+not land on one side only. `mlp1024_gemm_floor_ms` is the step's seven GEMMs in numpy (its
+floor). `--only=NAME[,NAME]` runs some models.
+"""
 
+import json
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
 
-import tensorweave as tf
+TENSORFLOW = "--tensorflow" in sys.argv
+if TENSORFLOW:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_v2_behavior()
+else:
+    import tensorweave as tf
+
+MODES = ("cpu", "jit", "xla")
+XLA_DEVICE = "/device:XLA_CPU:0"
 
 
-def mlp_step_times(device: str, batch: int = 256, width: int = 512, steps: int = 30):
-    """(first step s, median steady step s) of a 3-layer MLP's SGD step on `device`."""
+def _digits(batch):
+    from sklearn.datasets import load_digits
+
+    x, y = load_digits(return_X_y=True)
+    idx = np.arange(batch) % len(x)
+    return (x[idx] / 16.0).astype(np.float32), y[idx].astype(np.int64)
+
+
+def mlp(batch, hidden):
+    xs, ys = _digits(batch)
+    x = tf.placeholder(tf.float32, [None, 64])
+    y = tf.placeholder(tf.int64, [None])
+    h = tf.layers.dense(x, hidden, tf.nn.relu)
+    h = tf.layers.dense(h, hidden, tf.nn.relu)
+    logits = tf.layers.dense(h, 10)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    return tf.train.AdamOptimizer(1e-3).minimize(loss), {x: xs, y: ys}
+
+
+def cnn():
+    x = tf.placeholder(tf.float32, [None, 28, 28, 1])
+    y = tf.placeholder(tf.int64, [None])
+    h = tf.layers.conv2d(x, 32, 3, activation=tf.nn.relu, padding="same")
+    h = tf.layers.max_pooling2d(h, 2, 2)
+    h = tf.layers.conv2d(h, 64, 3, activation=tf.nn.relu, padding="same")
+    h = tf.layers.max_pooling2d(h, 2, 2)
+    h = tf.layers.dense(tf.layers.flatten(h), 128, tf.nn.relu)
+    logits = tf.layers.dense(h, 10)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
     rng = np.random.default_rng(0)
-    xs = rng.standard_normal((batch, 784)).astype(np.float32)
-    ys = rng.integers(0, 10, batch).astype(np.int64)
+    feed = {x: rng.random((64, 28, 28, 1), dtype=np.float32), y: rng.integers(0, 10, 64)}
+    return tf.train.AdamOptimizer(1e-3).minimize(loss), feed
+
+
+def lstm_ptb():
+    vocab, hidden, steps, batch = 10000, 200, 20, 20
+    inputs = tf.placeholder(tf.int32, [batch, steps])
+    targets = tf.placeholder(tf.int32, [batch, steps])
+    with tf.variable_scope("model", initializer=tf.random_uniform_initializer(-0.1, 0.1)):
+        embedding = tf.get_variable("embedding", [vocab, hidden])
+        emb = tf.nn.embedding_lookup(embedding, inputs)
+        cell = tf.nn.rnn_cell.MultiRNNCell(
+            [tf.nn.rnn_cell.BasicLSTMCell(hidden, forget_bias=0.0) for _ in range(2)])
+        outputs, _ = tf.nn.dynamic_rnn(cell, emb, initial_state=cell.zero_state(batch,
+                                                                                tf.float32))
+        w = tf.get_variable("softmax_w", [hidden, vocab])
+        b = tf.get_variable("softmax_b", [vocab])
+        logits = tf.matmul(tf.reshape(outputs, [-1, hidden]), w) + b
+        loss = tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=tf.reshape(targets, [-1]), logits=logits)) / batch
+    params = tf.trainable_variables()
+    grads, _ = tf.clip_by_global_norm(tf.gradients(loss, params), 5.0)
+    train = tf.train.GradientDescentOptimizer(1.0).apply_gradients(zip(grads, params))
+    rng = np.random.default_rng(0)
+    return train, {inputs: rng.integers(0, vocab, (batch, steps)),
+                   targets: rng.integers(0, vocab, (batch, steps))}
+
+
+# model → (builder, timed steps)
+MODELS = {
+    "mlp_b128": (lambda: mlp(128, 256), 200),
+    "mlp_b1024_h1024": (lambda: mlp(1024, 1024), 15),
+    "cnn_b64": (cnn, 15),
+    "lstm_ptb": (lstm_ptb, 8),
+}
+
+
+def _config(mode):
+    if TENSORFLOW or mode == "cpu":
+        return None
+    config = tf.ConfigProto(allow_soft_placement=True)
+    if mode == "jit":
+        config.graph_options.optimizer_options.global_jit_level = \
+            tf.OptimizerOptions.ON_1
+    return config
+
+
+def step_times(model: str, mode: str) -> tuple[float, float]:
+    """(first step s, best step ms) of `model` in `mode` (cpu, jit, xla)."""
+    build, steps = MODELS[model]
     g = tf.Graph()
     with g.as_default():
-        x = tf.placeholder(tf.float32, [None, 784])
-        y = tf.placeholder(tf.int64, [None])
-        shapes = [(784, width), (width, width), (width, 10)]
-        ws = [tf.Variable(rng.standard_normal(s).astype(np.float32) * 0.05) for s in shapes]
-        bs = [tf.Variable(np.zeros(s[1], np.float32)) for s in shapes]
-        with tf.device(device):
-            h = x
-            for k, (w, b) in enumerate(zip(ws, bs)):
-                h = tf.nn.bias_add(tf.matmul(h, w), b)
-                h = tf.nn.relu(h) if k < 2 else h
-            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
-                labels=y, logits=h))
-            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
-        with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+        tf.set_random_seed(0)
+        if mode == "xla":
+            with tf.device(XLA_DEVICE):
+                train, feed = build()
+        else:
+            train, feed = build()
+        with tf.Session(config=_config(mode)) as sess:
             sess.run(tf.global_variables_initializer())
-            t0 = time.perf_counter()
-            sess.run([loss, train], {x: xs, y: ys})
-            first = time.perf_counter() - t0
+            t = time.perf_counter()
+            sess.run(train, feed)
+            first = time.perf_counter() - t
+            sess.run(train, feed)
             times = []
             for _ in range(steps):
-                t0 = time.perf_counter()
-                sess.run([loss, train], {x: xs, y: ys})
-                times.append(time.perf_counter() - t0)
-    return first, float(np.median(times))
+                t = time.perf_counter()
+                sess.run(train, feed)
+                times.append(time.perf_counter() - t)
+    return round(first, 3), round(min(times) * 1e3, 3)
+
+
+def gemm_floor_ms(batch=1024, hidden=1024, reps=5) -> float:
+    """The MLP-1024 step's GEMMs (3 forward, 4 backward) in numpy, best of `reps`."""
+    rng = np.random.default_rng(0)
+    x = rng.random((batch, 64), dtype=np.float32)
+    w1, w2, w3 = (rng.random(s, dtype=np.float32) for s in ((64, hidden), (hidden, hidden),
+                                                            (hidden, 10)))
+    best = float("inf")
+    for _ in range(reps):
+        t = time.perf_counter()
+        h1 = x @ w1
+        h2 = h1 @ w2
+        g = h2 @ w3
+        _ = h2.T @ g
+        g2 = g @ w3.T
+        _ = h1.T @ g2
+        g1 = g2 @ w2.T
+        _ = x.T @ g1
+        best = min(best, time.perf_counter() - t)
+    return round(best * 1e3, 3)
+
+
+def _peer_step(model: str, python: str) -> dict:
+    out = subprocess.run([python, __file__, "--tensorflow", f"--only={model}"],
+                         capture_output=True, text=True, timeout=900)
+    if out.returncode != 0:
+        return {"_error": f"TF peer, {model}: {out.stderr.strip()[-300:]}"}
+    return json.loads(out.stdout[out.stdout.index("{"):])
+
+
+def _only() -> list[str]:
+    only = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")), "")
+    return [m for m in MODELS if not only or any(m.startswith(p) for p in only.split(","))]
+
+
+def _keep_best(out: dict, key: str, value) -> None:
+    if isinstance(value, (int, float)) and (key not in out or value < out[key]):
+        out[key] = value
+
+
+def main_tensorflow() -> None:
+    out = {}
+    for model in _only():
+        first, step = step_times(model, "cpu")
+        out[f"tf_{model}_first_s"], out[f"tf_{model}_step_ms"] = first, step
+    print(json.dumps(out))
 
 
 def main() -> None:
-    for device in ("/cpu:0", "/device:XLA_CPU:0"):
-        first, steady = mlp_step_times(device)
-        print(f"{device:20s} first step {first * 1e3:8.1f} ms   steady step {steady * 1e3:7.2f} ms")
+    from tensorweave.runtime.kernels.xla.backend import available
+
+    if not available():
+        print(json.dumps({"_error": "XLA rows not measured: jax is not installed "
+                                    "(pip install -e '.[xla]')"}))
+        return
+    peer = os.environ.get("PEER_PYTHON")
+    out: dict = {"mlp1024_gemm_floor_ms": gemm_floor_ms()}
+    skipped: dict = {}
+    for _ in range(int(os.environ.get("BENCH_ROUNDS", "2"))):
+        for model in _only():
+            for mode in MODES:
+                try:
+                    first, step = step_times(model, mode)
+                except tf.errors.OpError as e:  # NOTE: what this device cannot run yet
+                    skipped[f"{model}_{mode}"] = f"{type(e).__name__}: {e.message}"[:300]
+                    continue
+                _keep_best(out, f"{model}_{mode}_first_s", first)
+                _keep_best(out, f"{model}_{mode}_step_ms", step)
+            for k, v in (_peer_step(model, peer) if peer else {}).items():
+                if k == "_error":
+                    out.setdefault("_error", v)
+                _keep_best(out, k, v)
+    if skipped:
+        out["_skipped"] = skipped
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":
-    main()
+    main_tensorflow() if TENSORFLOW else main()

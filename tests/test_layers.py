@@ -37,11 +37,10 @@ LAYERS: list[set[str]] = [
     {"keras"},
     {"serving"},
     # the public namespace: re-exports only
-    {"", "app", "bitwise", "compat", "contrib", "debugging", "distribute", "distributions",
-     "flags", "graph_util",
-     "image", "initializers", "io", "linalg", "lookup", "math", "nest", "nn", "python_io", "queue",
-     "random", "signal",
-     "sparse", "strings", "test", "timeline", "train"},
+    {"", "app", "autograph", "bitwise", "compat", "contrib", "debugging", "distribute",
+     "distributions", "flags", "graph_util", "image", "initializers", "io", "linalg", "lookup",
+     "math", "mixed_precision", "nest", "nn", "profiler", "python_io", "queue", "ragged", "random",
+     "signal", "sparse", "strings", "test", "timeline", "train", "xla"},
     {"cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

@@ -113,11 +113,18 @@ from tensorweave.ops.string_ops import *  # noqa: E402, F403
 from tensorweave.ops.math_extra_ops import *  # noqa: E402, F403
 from tensorweave import bitwise  # noqa: E402
 from tensorweave import nest  # noqa: E402
-from tensorweave.framework.context import container, executing_eagerly, init_scope  # noqa: E402
+from tensorweave.framework.context import (  # noqa: E402
+    container, disable_eager_execution, disable_v2_behavior, enable_eager_execution,
+    enable_v2_behavior, executing_eagerly, init_scope,
+)
+from tensorweave.ops.load_library import load_file_system_library, load_op_library  # noqa: E402
 from tensorweave.framework.tensor_util import make_ndarray, make_tensor_proto  # noqa: E402
 from tensorweave.ops.logging_ops import print_v2 as print  # noqa: E402, A001
 from tensorweave import debugging  # noqa: E402
-from tensorweave.ops.special_ops import polygamma, zeta  # noqa: E402
+from tensorweave import autograph, mixed_precision, profiler  # noqa: E402
+from tensorweave import ragged  # noqa: E402
+from tensorweave.ops.ragged_tensor import RaggedTensor  # noqa: E402
+from tensorweave.ops.special_ops import betainc, igamma, igammac, polygamma, zeta  # noqa: E402
 from tensorweave.ops.sequence_ops import reverse_sequence  # noqa: E402
 from tensorweave.ops.accumulator_ops import (  # noqa: E402
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
@@ -159,6 +166,7 @@ from tensorweave.ops.string_hash_ops import sparse_cross as sparse_cross  # noqa
 
 # -- tf.signal / tf.spectral, the FFT ops at top level as TF1 had them --
 from tensorweave import signal  # noqa: E402
+from tensorweave import xla  # noqa: E402  (tf.xla.experimental.jit_scope)
 from tensorweave import signal as spectral  # noqa: E402
 from tensorweave.ops.signal_ops import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: E402
 from tensorweave.autodiff.tape import GradientTape  # noqa: E402

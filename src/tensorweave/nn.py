@@ -1,6 +1,7 @@
 """`tf.nn`: activations, convolution, pooling, normalization, losses, embeddings, dropout."""
 
 from tensorweave.ops.candidate_sampling_ops import *  # noqa: F403
+from tensorweave.ops.ctc_ops import *  # noqa: F403
 from tensorweave.ops.math_ops import sigmoid, tanh  # noqa: F401
 from tensorweave.ops.embedding_ops import *  # noqa: F403
 from tensorweave.ops.nn_composite import *  # noqa: F403

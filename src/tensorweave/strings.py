@@ -13,3 +13,7 @@ from tensorweave.ops.string_hash_ops import string_to_hash_bucket_fast as to_has
 from tensorweave.ops.string_hash_ops import (
     string_to_hash_bucket_strong as to_hash_bucket_strong,
 )
+from tensorweave.ops.unicode_ops import (  # noqa: F401, E402
+    unicode_decode, unicode_decode_with_offsets, unicode_encode, unicode_split,
+    unicode_split_with_offsets, unicode_transcode,
+)

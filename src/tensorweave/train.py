@@ -61,3 +61,4 @@ from tensorweave.training.session_run_hook import (  # noqa: F401, E402
 from tensorweave.monitoring.summary.writer import FileWriterCache as SummaryWriterCache  # noqa: F401, E402, E501
 from tensorweave.training.supervisor import Supervisor  # noqa: F401, E402
 from tensorweave.training.coordinator import LooperThread  # noqa: F401, E402
+from tensorweave import mixed_precision as experimental  # noqa: F401, E402

@@ -206,3 +206,20 @@ def test_config_proto_accepted():
     cfg = tf.ConfigProto(inter_op_parallelism_threads=2, allow_soft_placement=True)
     with tf.Session(config=cfg) as s:
         assert s.run(tf.constant(1) + 1) == 2
+
+
+def test_a_nested_tuple_key_feeds_each_tensor_from_the_same_structure():
+    """TF's nest.flatten_dict_items: an RNN state tuple fed as one key (char-rnn does)."""
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(2) for _ in range(2)])
+        state = cell.zero_state(1, tf.float32)
+        total = tf.add_n([tf.reduce_sum(t) for t in tf.nest.flatten(state)])
+        value = tuple(tf.nn.rnn_cell.LSTMStateTuple(np.full((1, 2), c, np.float32),
+                                                    np.full((1, 2), h, np.float32))
+                      for c, h in ((1.0, 2.0), (3.0, 4.0)))
+        with tf.Session() as sess:
+            assert sess.run(total, {state: value}) == 20.0
+            with pytest.raises(ValueError, match="Key had 4 elements, but value had 2"):
+                sess.run(total, {state: (np.zeros((1, 2)), np.zeros((1, 2)))})
+            with pytest.raises(ValueError, match="is not unique"):
+                sess.run(total, {state: value, state[0].c: np.zeros((1, 2))})

@@ -16,9 +16,14 @@ _FAMILIES = re.compile(
     r"global_step|assert_global_step)$")
 
 
+def all_symbols(tsv: Path = TSV) -> list[str]:
+    """Every symbol of the tsv, sorted."""
+    return sorted(line.split("\t")[0] for line in tsv.read_text().splitlines()[1:]
+                  if line.strip())
+
+
 def family_symbols(tsv: Path = TSV) -> list[str]:
-    rows = [line.split("\t")[0] for line in tsv.read_text().splitlines()[1:] if line.strip()]
-    return sorted(name for name in rows if _FAMILIES.search(name))
+    return [name for name in all_symbols(tsv) if _FAMILIES.search(name)]
 
 
 def resolve(module, dotted: str):

@@ -135,3 +135,17 @@ def test_validate_args_checks_parameters_when_run(make):
             sess.run(m, {bad: 3.0})                  # valid parameters: no error
             with pytest.raises(tf.errors.InvalidArgumentError, match="did not hold"):
                 sess.run(m, {bad: -1.0})
+
+
+def test_student_t_cdf_broadcasts_df_against_the_value():
+    """TF's StudentT.cdf needs df of the value's shape (Betainc does not broadcast); ours
+    broadcasts, giving TF's numbers for the broadcast df."""
+    from tests.distributions.dist_scenario import X
+
+    loc, scale = np.float32([0.5, -1.0, 2.0]), np.float32([[1.0, 0.5, 2.0], [0.3, 1.5, 1.0]])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        t = tf.distributions.StudentT(np.float32([3.0, 1.5, 0.8]), loc, scale)
+        got = sess.run([t.cdf(X), t.survival_function(X)])
+    np.testing.assert_allclose(got[0], DATA["student_t__cdf_full_df"], rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(got[1], DATA["student_t__survival_full_df"], rtol=2e-5,
+                               atol=2e-6)

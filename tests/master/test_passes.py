@@ -43,7 +43,8 @@ def _stateful(name):
 
 
 def test_pass_table_is_ordered_and_named():
-    assert pass_names() == ["constant_folding", "arithmetic", "cse", "dependency", "remapper"]
+    assert pass_names() == ["constant_folding", "arithmetic", "cse", "dependency",
+                            "mark_for_compilation", "remapper"]
 
 
 def test_constant_folding_structure_and_equivalence():

@@ -83,4 +83,6 @@ EXEMPT = {
     "_Arg": "tests/runtime/test_executor.py (every feed)",
     "_Retval": "tests/runtime/test_executor.py (every fetch)",
     "Placeholder": "tests/client/test_session.py (feeding)",
+    "XlaLaunch": "made by the mark_for_compilation pass, with its function and jax: "
+                 "tests/master/test_mark_for_compilation.py",
 }

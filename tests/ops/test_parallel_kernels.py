@@ -130,7 +130,7 @@ def test_for_blocks_from_two_threads_at_once_cover_every_index_once():
 
 def test_set_num_threads_ends_the_old_crews_threads():
     parallel.for_blocks(BIG, lambda w, lo, hi: None)
-    crew = parallel._crew
+    crew = parallel.current()._crew
     helpers = [h._thread for h in crew._helpers]
     assert helpers and all(t.is_alive() for t in helpers)
     parallel.set_num_threads(2)
@@ -144,7 +144,7 @@ def test_an_interrupted_wait_retires_the_crew(monkeypatch):
     """Ctrl-C while the caller waits for a helper: that crew ends (a late hand-off must not
     answer a later call) and the next call gets a new one."""
     parallel.for_blocks(BIG, lambda w, lo, hi: None)
-    crew = parallel._crew
+    crew = parallel.current()._crew
     helper = crew._helpers[0]
 
     def interrupted():
@@ -158,7 +158,7 @@ def test_an_interrupted_wait_retires_the_crew(monkeypatch):
     assert not helper._thread.is_alive()
     hits = np.zeros(BIG, np.int32)
     parallel.for_blocks(BIG, lambda w, lo, hi: hits.__setitem__(slice(lo, hi), hits[lo:hi] + 1))
-    assert parallel._crew is not crew and (hits == 1).all()
+    assert parallel.current()._crew is not crew and (hits == 1).all()
 
 
 def test_for_blocks_nested_in_a_worker_runs_inline():

@@ -4,7 +4,9 @@
   (slim/slim_walkthrough_mlp.py): arg_scope'd fully_connected + dropout, slim.losses,
   slim.learning.create_train_op / train for 5000 steps with summaries and checkpoints in
   /tmp/regression_model/, a Supervisor restore, slim.metrics + slim.evaluation;
-- udacity/deep-learning's character seq2seq notebook (seq2seq/), on a stand-in word list.
+- udacity/deep-learning's character seq2seq notebook (seq2seq/), on a stand-in word list;
+- sherjilozair/char-rnn-tensorflow (char_rnn/: train.py, model.py, utils.py), on a stand-in
+  text.
 
 Each runs in a subprocess (`run_program.py` beside it injects tensorweave as `tensorflow`).
 """
@@ -17,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 SLIM = Path(__file__).resolve().parent / "slim"
@@ -72,3 +75,34 @@ def test_udacity_character_seq2seq_trains_saves_and_predicts(tmp_path):
     assert "Model Trained and Saved" in out
     response = re.search(r"Response Words: (.*)", out).group(1).split()
     assert response[-1] == "<EOS>" and all(len(w) == 1 for w in response[:-1]), response
+
+
+CHAR_RNN = Path(__file__).resolve().parent / "char_rnn"
+
+
+@pytest.mark.slow
+def test_char_rnn_trains_saves_and_samples(tmp_path):
+    """sherjilozair/char-rnn-tensorflow (github.com/sherjilozair/char-rnn-tensorflow: train.py,
+    model.py, utils.py at master, unchanged): contrib.rnn MultiRNNCell of BasicLSTMCells,
+    legacy_seq2seq.rnn_decoder and sequence_loss_by_example, clip_by_global_norm + Adam,
+    summaries, Saver; the LSTM state fed back as a tuple key; then sampling through
+    Model(training=False) (seq_length 1, rnn_decoder's loop_function) from the checkpoint.
+    A 6,300-character stand-in text of three repeated sentences."""
+    args = ["--rnn_size", "32", "--num_layers", "2", "--batch_size", "10", "--seq_length",
+            "20", "--num_epochs", "6", "--save_every", "50", "--learning_rate", "0.01"]
+    proc = subprocess.run([sys.executable, str(CHAR_RNN / "run_program.py"), str(tmp_path)]
+                          + args, capture_output=True, text=True, timeout=900)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    losses = [float(v) for v in re.findall(r"train_loss = ([\d.]+)", out)]
+    assert len(losses) == 6 * 31, out[-2000:]
+    # untrained: ln(54 characters) = 4.0; the text is three sentences repeated (a fifth in
+    # capitals), which one run here learned to 0.1 by the sixth epoch
+    assert losses[0] > 2.5 and np.mean(losses[-31:]) < 0.5, losses[::31]
+    assert out.count("model saved to save/model.ckpt") == 5     # steps 0, 50, 100, 150, 185
+    assert list((tmp_path / "logs").iterdir())                    # the FileWriter's run
+    sample = re.search(r"SAMPLE: (.*)", out).group(1)
+    words = sample.lower().replace(".", " ").split()
+    verse = set("the quick brown fox jumps over lazy dog a stitch in time saves nine all "
+                "that glitters is not gold".split())
+    assert len(words) > 20 and np.mean([w in verse for w in words[:-1]]) > 0.8, sample

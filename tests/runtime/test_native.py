@@ -353,3 +353,77 @@ def test_batch_norm_sums_repeat_on_any_thread_count():
 def test_bad_batch_norm_buffers_raise(call):
     with pytest.raises((TypeError, ValueError, BufferError)):
         call()
+
+
+# -- row scatters -------------------------------------------------------------------------------
+SCATTER_SHAPES = [(50, 7), (20, 3, 4), (9,), (6, 0)]
+
+
+@pytest.mark.parametrize("shape", SCATTER_SHAPES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
+@pytest.mark.parametrize("subtract", [False, True])
+def test_row_scatter_matches_ufunc_at_bit_for_bit(shape, dtype, subtract):
+    """Duplicates (a third of the indices repeat) add one after another in index order,
+    as TF's sequential ScatterFunctor and numpy's ufunc.at do, so the bits agree exactly."""
+    from tensorweave.runtime.kernels.cpu import segment_rows
+
+    base = (RNG.standard_normal(shape) * 100).astype(dtype)
+    idx = RNG.integers(0, shape[0], 3 * shape[0]).astype(np.int32)
+    upd = (RNG.standard_normal(idx.shape + shape[1:]) * 100).astype(dtype)
+    fast, slow = base.copy(), base.copy()
+    segment_rows.add_rows(fast, idx, upd, subtract)
+    (np.subtract if subtract else np.add).at(slow, idx, upd)
+    np.testing.assert_array_equal(fast, slow)
+
+
+@needs_native
+def test_row_scatter_broadcasts_a_scalar_and_refuses_bad_indices_unwritten():
+    from tensorweave.runtime.kernels.cpu import segment_rows
+
+    out = np.zeros((4, 3), np.float32)
+    segment_rows.add_rows(out, np.array([1, 1, 3]), np.float32(2))
+    np.testing.assert_array_equal(out.sum(axis=1), [0, 12, 0, 6])
+    before = out.copy()
+    with pytest.raises(ValueError):
+        native.scatter_rows(out, np.array([0, 4]), np.ones((2, 3), np.float32), 4, 3, False,
+                            False)
+    np.testing.assert_array_equal(out, before)
+    with pytest.raises(TypeError):   # int32 indices must be widened by the caller
+        native._native.scatter_rows(out, np.array([0], np.int32), np.ones((1, 3), np.float32),
+                                    4, 3, 1, False, False)
+
+
+# -- sparse softmax cross entropy ---------------------------------------------------------------
+@needs_native
+@pytest.mark.parametrize("rows,cols,spread", [(7, 10000, 3.0), (5, 3, 1.0), (9, 13, 40.0),
+                                              (4, 1, 1.0)])
+def test_sparse_xent_against_float64(rows, cols, spread):
+    """Loss and backprop within float32 rounding of the float64 values: the loop's exp errs by
+    ~2e-7 relative per element (Cephes's polynomial), its sums are in float64, so backprop
+    (each entry in [-1, 1]) is within 1e-6 and the loss within 1e-6 relative + absolute."""
+    x = (RNG.standard_normal((rows, cols)) * spread).astype(np.float32)
+    x[0, 0] = -1e4                                    # underflows to 0 in exp
+    labels = RNG.integers(0, cols, rows)
+    loss, back = native.sparse_xent(x, labels)
+    z = x.astype(np.float64)
+    z -= z.max(axis=1, keepdims=True)
+    lse = np.log(np.exp(z).sum(axis=1))
+    want_loss = lse - z[np.arange(rows), labels]
+    want_back = np.exp(z - lse[:, None])
+    want_back[np.arange(rows), labels] -= 1
+    np.testing.assert_allclose(loss, want_loss, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(back, want_back, rtol=0, atol=1e-6)
+
+
+@needs_native
+def test_sparse_xent_exp_over_the_whole_float32_range():
+    """One class against a 0 logit: backprop[0] = exp(t) / (1 + exp(t)) - 1 for t from -100
+    (the exp underflows) to 88 (near overflow), and nan logits give nan."""
+    t = np.concatenate([np.linspace(-100, 88, 4001), [np.nan]]).astype(np.float32)
+    x = np.stack([t, np.zeros_like(t)], axis=1)
+    loss, back = native.sparse_xent(x, np.ones(t.size, np.int64))
+    want = 1 / (1 + np.exp(-t[:-1].astype(np.float64)))       # softmax of class 0
+    np.testing.assert_allclose(back[:-1, 0], want, rtol=1e-6, atol=1e-30)
+    assert np.isnan(loss[-1]) and np.isnan(back[-1]).all()
+    with pytest.raises(ValueError):
+        native.sparse_xent(x[:2], np.array([0, 2]))

@@ -74,8 +74,8 @@ def test_pool_mode_holds_blas_to_one_thread_and_gives_it_back():
     parallel.set_pool_mode(True)
     assert parallel.pool_mode()
     assert blas_threads() == [1] * len(own)
-    parallel.set_num_threads(1)            # one kernel thread: nothing to split, BLAS as it was
-    assert not parallel.pool_mode() and blas_threads() == own
+    parallel.set_num_threads(1)            # one kernel thread: nothing split, BLAS on one too
+    assert not parallel.pool_mode() and blas_threads() == [1] * len(own)
     parallel.set_num_threads(2)
     assert blas_threads() == [1] * len(own)
     parallel.set_pool_mode(False)
@@ -197,14 +197,20 @@ def test_executor_uses_pool_mode_for_steps_with_convolutions_or_gemms():
     assert parallel.pool_mode()
 
 
-def test_intra_op_parallelism_threads_sets_the_kernel_threads():
+def test_intra_op_parallelism_threads_is_the_sessions_not_the_processs():
+    """A session's setting holds in its steps and leaves the process default alone
+    (tests/runtime/test_session_threads.py counts the threads)."""
     g = tf.Graph()
     with g.as_default():
         x = tf.placeholder(tf.float32, [2, 8, 8, 3])
         y = tf.nn.conv2d(x, tf.ones([3, 3, 3, 4]), [1, 1, 1, 1], "SAME")
+        def threads(t):
+            return np.float32(parallel.num_threads() + 10 * parallel.pool_mode())
+
+        inside = tf.py_func(threads, [tf.reduce_sum(y)], tf.float32)
         with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=1)) as s:
-            s.run(y, {x: np.ones([2, 8, 8, 3], np.float32)})
-    assert parallel.num_threads() == 1 and not parallel.pool_mode()
+            assert s.run(inside, {x: np.ones([2, 8, 8, 3], np.float32)}) == 1
+    assert parallel.num_threads() == 2 and parallel.pool_mode()
 
 
 def test_a_function_run_inside_a_step_leaves_the_steps_mode():

@@ -58,6 +58,31 @@ def test_variable_def_bytes_equal_tfs():
         list(tf_meta.collection_def["variables"].bytes_list.value)
 
 
+# TF 2.21's export_meta_graph of FIFOQueue "q" with one QueueRunner (queue_runner.py's to_proto)
+_TF_QUEUE_RUNNER_DEF = b"\n\001q\022\tq_enqueue\032\007q_Close\"\tq_Close_1*\001\013"
+
+
+def test_queue_runners_are_stored_as_tfs_queue_runner_defs():
+    with tf.Graph().as_default():
+        q = tf.FIFOQueue(10, tf.float32, name="q")
+        tf.train.add_queue_runner(tf.train.QueueRunner(q, [q.enqueue(tf.constant(1.0))]))
+        meta = export_meta_graph()
+        q.dequeue(name="take")
+        with_dequeue = export_meta_graph()
+    assert list(meta.collection_def["queue_runners"].bytes_list.value) == [_TF_QUEUE_RUNNER_DEF]
+    with tf.Graph().as_default() as g:
+        import_meta_graph(with_dequeue, import_scope="imp")
+        (runner,) = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+        assert [op.name for op in runner.enqueue_ops] == ["imp/q_enqueue"]
+        assert runner.queue_closed_exception_types == (tf.errors.OutOfRangeError,)
+        with tf.Session() as sess:   # the imported runner's threads fill the imported queue
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            assert sess.run(g.get_tensor_by_name("imp/take:0")) == 1.0
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
+
+
 def test_unserializable_collections_are_skipped():
     _model()
     tf.add_to_collection("weird", object())

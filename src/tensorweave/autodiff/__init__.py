@@ -7,6 +7,7 @@ from tensorweave.autodiff import (  # noqa: F401  (registration)
     array_grad,
     control_flow_grad,
     conv3d_grad,
+    ctc_grad,
     data_flow_grad,
     image_grad,
     linalg_grad,

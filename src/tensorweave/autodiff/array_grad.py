@@ -130,14 +130,22 @@ def _unpack_grad(op, *grads):
     return _op("Pack", list(grads), axis=op.get_attr("axis"))
 
 
+def _concat_grads(grads, axis):
+    """The split pieces' gradients joined back (TF's array_ops.concat: one piece is an
+    Identity, as ConcatV2 needs N >= 2)."""
+    if len(grads) == 1:
+        return _op("Identity", grads[0])
+    return _op("ConcatV2", list(grads), axis)
+
+
 @RegisterGradient("Split")
 def _split_grad(op, *grads):
-    return None, _op("ConcatV2", list(grads), op.inputs[0])
+    return None, _concat_grads(grads, op.inputs[0])
 
 
 @RegisterGradient("SplitV")
 def _split_v_grad(op, *grads):
-    return [_op("ConcatV2", list(grads), op.inputs[2])] + [None] * (len(op.inputs) - 1)
+    return [_concat_grads(grads, op.inputs[2])] + [None] * (len(op.inputs) - 1)
 
 
 def _concat_axis(op, values, axis_tensor):

@@ -26,6 +26,7 @@ the gradient functions share (static shapes, broadcasting reductions, zeros).
 from __future__ import annotations
 
 import collections
+import contextlib
 import enum
 
 import numpy as np
@@ -33,6 +34,7 @@ import numpy as np
 from tensorweave import dtypes
 from tensorweave.autodiff.control_flow_state import maybe_create_control_flow_state
 from tensorweave.autodiff.registry import get_gradient_function
+from tensorweave.framework.jit import gradient_attrs
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.scopes import name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
@@ -237,7 +239,9 @@ class _Backprop:
         for i, g in enumerate(out_grads):
             if g is None and is_trainable(op.outputs[i]):
                 out_grads[i] = self._zeros(op, i)
-        with name_scope(op.name + "_grad"):
+        marked = gradient_attrs(op)
+        with name_scope(op.name + "_grad"), \
+                (self._graph._attr_scope(marked) if marked else contextlib.nullcontext()):
             in_grads = _as_list(grad_fn(op, *out_grads))
             if len(in_grads) != len(op.inputs):
                 raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} "

@@ -4,7 +4,8 @@ GRAPH is a GraphDef file (`tf.train.write_graph`, binary or text), a MetaGraphDe
 `.meta` a `Saver` writes beside each checkpoint, or `tf.train.export_meta_graph`'s), or a
 SavedModel directory (its `saved_model.pb`, the MetaGraphDef tagged `--tag`). Prints the node
 count of every master stage and what each stage changed (`--full`: every stage whole,
-`--counts`: the counts only); `--dot`/`--svg` write the partitioned stage as a picture.
+`--counts`: the counts only; `--jit ON_1`: with XLA auto-clustering, whose clusters the
+mark_for_compilation stage lists); `--dot`/`--svg` write the partitioned stage as a picture.
 Names that are not in the graph, unknown passes and unreadable files are usage errors.
 """
 
@@ -18,6 +19,7 @@ import sys
 
 from tensorweave.cli.main import UsageError, at_least, command
 
+_JIT_LEVELS = {"DEFAULT": 0, "OFF": -1, "ON_1": 1, "ON_2": 2}
 _FORMATS = ("a GraphDef (.pb/.pbtxt), a MetaGraphDef (.meta) or a SavedModel directory")
 
 
@@ -32,6 +34,9 @@ def _args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--devices", type=at_least(1), default=1, help="number of CPU devices")
     p.add_argument("--disable", action="append", default=[], metavar="PASS",
                    help="switch an optimization pass off (repeatable)")
+    p.add_argument("--jit", choices=sorted(_JIT_LEVELS), default="DEFAULT",
+                   help="global_jit_level: ON_1/ON_2 show XLA auto-clustering "
+                        "(needs tensorweave[xla])")
     p.add_argument("--full", action="store_true", help="print every stage's whole graph")
     p.add_argument("--counts", action="store_true", help="only print node counts per stage")
     p.add_argument("--dot", help="write the partitioned stage as Graphviz DOT here")
@@ -47,7 +52,8 @@ def _explain(args) -> int:
     graph = _import(read_graph(args.graph, args.tag), args.graph)
     fetches = [_existing(graph, f, "--fetch") for f in args.fetch]
     feeds = [_existing(graph, f if ":" in f else f"{f}:0", "--feed") for f in args.feed]
-    cfg = {"device_count": {"CPU": args.devices}, "disabled_passes": args.disable}
+    cfg = {"device_count": {"CPU": args.devices}, "disabled_passes": args.disable,
+           "global_jit_level": _JIT_LEVELS[args.jit]}
     try:
         ex = explain(fetches, dict.fromkeys(feeds), graph=graph, config=cfg)
     except errors.InvalidArgumentError as e:

@@ -75,7 +75,7 @@ class BaseSession:
             raise RuntimeError("Attempted to use a closed Session.")
         if self._graph.version != self._synced:
             self._extend()
-        feed_dict = feed_dict or {}
+        feed_dict = _flatten_feed_dict(feed_dict) if feed_dict else {}
         entry = self._entry(fetches, feed_dict)
         vals = [conv(feed_dict[k]) for k, conv in zip(entry.feed_keys, entry.converters)] \
             if entry.direct else _expanded_feeds(entry, feed_dict)
@@ -247,6 +247,34 @@ class _DeviceAttributes:
         return self.memory_limit
 
 
+def _flatten_feed_dict(feed_dict):
+    """`feed_dict` with each nested-tuple key (an LSTMStateTuple, a cell's state) fed
+    element by element from a value of the same structure (TF's nest.flatten_dict_items).
+
+    Raises:
+      ValueError: a key and its value of different sizes, or a tensor fed twice.
+    """
+    if not any(type(k) is not Tensor and isinstance(k, (tuple, list)) for k in feed_dict):
+        return feed_dict
+    from tensorweave.ops.control_flow_util import flatten, is_sequence
+
+    flat: dict = {}
+    for key, value in feed_dict.items():
+        pairs = [(key, value)]
+        if is_sequence(key):
+            keys, values = flatten(key), flatten(value)
+            if len(keys) != len(values):
+                raise ValueError(f"Could not flatten dictionary. Key had {len(keys)} elements, "
+                                 f"but value had {len(values)} elements. Key: {keys}, value: "
+                                 f"{values}.")
+            pairs = list(zip(keys, values))
+        for k, v in pairs:
+            if k in flat:
+                raise ValueError(f"Could not flatten dictionary: key {k} is not unique.")
+            flat[k] = v
+    return flat
+
+
 def _expanded_feeds(entry: _Entry, feed_dict) -> list:
     """Feed values when some key (a SparseTensor) stands for several tensors."""
     vals = [v for k in entry.feed_keys for _, v in fetch_lib.feed_pairs(k, feed_dict[k])]
@@ -291,7 +319,8 @@ def _options_dict(options) -> dict | None:
     if isinstance(options, dict):
         return options
     return {"trace": options.trace_level > 0, "timeout_in_ms": options.timeout_in_ms,
-            "partition_graphs": options.output_partition_graphs}
+            "partition_graphs": options.output_partition_graphs,
+            "inter_op_thread_pool": options.inter_op_thread_pool}
 
 
 def _fill_run_metadata(run_metadata, meta: dict) -> None:

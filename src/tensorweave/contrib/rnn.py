@@ -1,9 +1,10 @@
 """`tf.contrib.rnn`: TF1's contrib aliases of the core RNN cells and drivers, and the contrib
 cells (`LayerNormBasicLSTMCell`, `AttentionCellWrapper`, `OutputProjectionWrapper`,
-`InputProjectionWrapper`)."""
+`InputProjectionWrapper`, `EmbeddingWrapper`)."""
 
 from tensorweave.contrib.rnn_cells import (
     AttentionCellWrapper,
+    EmbeddingWrapper,
     InputProjectionWrapper,
     LayerNormBasicLSTMCell,
     OutputProjectionWrapper,
@@ -27,4 +28,5 @@ from tensorweave.training.rnn.wrappers import (
 __all__ = ["RNNCell", "LayerRNNCell", "BasicRNNCell", "GRUCell", "LSTMStateTuple",
            "BasicLSTMCell", "LSTMCell", "MultiRNNCell", "DropoutWrapper", "ResidualWrapper",
            "DeviceWrapper", "static_rnn", "static_bidirectional_rnn", "LayerNormBasicLSTMCell",
-           "OutputProjectionWrapper", "InputProjectionWrapper", "AttentionCellWrapper"]
+           "OutputProjectionWrapper", "InputProjectionWrapper", "AttentionCellWrapper",
+           "EmbeddingWrapper"]

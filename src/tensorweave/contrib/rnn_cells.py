@@ -1,7 +1,8 @@
 """`tf.contrib.rnn` cells beyond the core ones (TF 1.15's contrib/rnn rnn_cell.py and
 core_rnn_cell.py): `LayerNormBasicLSTMCell` (layer-normalized gates and state, Ba et al.
 2016, with recurrent dropout), `AttentionCellWrapper` (attention over the last
-`attn_length` outputs), `OutputProjectionWrapper` and `InputProjectionWrapper`.
+`attn_length` outputs), `OutputProjectionWrapper`, `InputProjectionWrapper` and
+`EmbeddingWrapper` (integer ids embedded before the cell, legacy_seq2seq's encoder).
 
 Variable names are TF's: `layer_norm_basic_lstm_cell/kernel` (no bias with layer norm),
 `.../input/gamma`, `.../input/beta` (and `transform`, `forget`, `output`, `state`);
@@ -130,6 +131,38 @@ class InputProjectionWrapper(_ProjectionWrapper):
         if self._activation:
             projected = self._activation(projected)
         return self._cell(projected, state)
+
+
+class EmbeddingWrapper(RNNCell):
+    """Integer `inputs` [batch] (or [batch, 1]) looked up in an `embedding`
+    [embedding_classes, embedding_size] variable of the wrapper's scope, then `cell`. The
+    default initializer is uniform on +-sqrt(3) (variance 1), as TF's."""
+
+    def __init__(self, cell, embedding_classes, embedding_size, initializer=None, reuse=None):
+        super().__init__(_reuse=reuse)
+        if embedding_classes <= 0 or embedding_size <= 0:
+            raise ValueError(f"Both embedding_classes and embedding_size must be > 0: "
+                             f"{embedding_classes}, {embedding_size}.")
+        self._cell, self._classes, self._size = cell, embedding_classes, embedding_size
+        self._initializer = initializer
+
+    state_size = property(lambda self: self._cell.state_size)
+    output_size = property(lambda self: self._cell.output_size)
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+    def call(self, inputs, state):
+        from tensorweave.ops.embedding_ops import embedding_lookup
+        from tensorweave.ops.init_ops import random_uniform_initializer
+
+        initializer = self._initializer or vs.get_variable_scope().initializer or \
+            random_uniform_initializer(-3 ** 0.5, 3 ** 0.5)
+        dtype = flatten(state)[0].dtype
+        embedding = vs.get_variable("embedding", [self._classes, self._size],
+                                    initializer=initializer, dtype=dtype)
+        embedded = embedding_lookup(embedding, array_ops.reshape(inputs, [-1]))
+        return self._cell(embedded, state)
 
 
 class AttentionCellWrapper(RNNCell):

@@ -88,12 +88,14 @@ def options_to_proto(options: dict) -> config_pb2.RunOptions:
     return config_pb2.RunOptions(
         trace_level=config_pb2.RunOptions.FULL_TRACE if options.get("trace") else 0,
         timeout_in_ms=int(options.get("timeout_in_ms") or 0),
-        output_partition_graphs=bool(options.get("partition_graphs")))
+        output_partition_graphs=bool(options.get("partition_graphs")),
+        inter_op_thread_pool=int(options.get("inter_op_thread_pool") or 0))
 
 
 def options_from_proto(proto: config_pb2.RunOptions) -> dict:
     return {"trace": proto.trace_level > 0, "timeout_in_ms": proto.timeout_in_ms,
-            "partition_graphs": proto.output_partition_graphs}
+            "partition_graphs": proto.output_partition_graphs,
+            "inter_op_thread_pool": proto.inter_op_thread_pool}
 
 
 def metadata_to_proto(meta: dict) -> config_pb2.RunMetadata:

@@ -208,6 +208,10 @@ def _make_master(cluster: ClusterSpec, job: str, task: int, config):
     from tensorweave.runtime.worker import LocalWorker
 
     opts = SessionOptions.from_config(config)
+    if opts.intra_op_threads > 0:  # NOTE: the server's own steps' kernels (remote partitions)
+        from tensorweave.runtime.kernels.cpu import parallel
+
+        parallel.set_num_threads(opts.intra_op_threads)
     worker = LocalWorker(local_device_names(job, task, opts.cpus), opts.inter_op_threads)
     steps, workers = make_step_table(cluster, job, task, worker)
     return LocalMaster(ClusterWorkerCache(workers)), worker, steps

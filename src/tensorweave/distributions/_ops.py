@@ -2,9 +2,10 @@
 
 from tensorweave.framework.scopes import name_scope  # noqa: F401
 from tensorweave.framework.tensor_conversion import convert_to_tensor  # noqa: F401
-from tensorweave.ops.array_ops import expand_dims, reshape, shape  # noqa: F401
-from tensorweave.ops.creation_ops import ones, ones_like, zeros_like  # noqa: F401
-from tensorweave.ops.gather_ops import one_hot, where  # noqa: F401
+from tensorweave.ops.array_ops import expand_dims, identity, reshape, shape  # noqa: F401
+from tensorweave.ops.creation_ops import ones, ones_like, zeros, zeros_like  # noqa: F401
+from tensorweave.ops.diag_ops import matrix_band_part  # noqa: F401
+from tensorweave.ops.gather_ops import one_hot, where, where_v2  # noqa: F401
 from tensorweave.ops.joining_ops import (  # noqa: F401
     broadcast_dynamic_shape,
     broadcast_static_shape,
@@ -20,6 +21,7 @@ from tensorweave.ops.math_ops import (  # noqa: F401
     erfc,
     exp,
     expm1,
+    floor,
     greater,
     greater_equal,
     is_nan,
@@ -42,8 +44,15 @@ from tensorweave.ops.nn_losses import (  # noqa: F401
     sparse_softmax_cross_entropy_with_logits,
 )
 from tensorweave.ops.nn_ops import log_softmax, softmax, softplus  # noqa: F401
-from tensorweave.ops.random_ops import multinomial, random_gamma, random_normal, random_uniform  # noqa: F401
+from tensorweave.ops.random_ops import (  # noqa: F401
+    multinomial,
+    random_gamma,
+    random_normal,
+    random_poisson,
+    random_uniform,
+)
 from tensorweave.ops.reduction_ops import argmax, reduce_logsumexp, reduce_sum  # noqa: F401
+from tensorweave.ops.special_ops import betainc, igamma, igammac  # noqa: F401
 
 
 def less_equal_one(df, like):

@@ -1,7 +1,8 @@
 """Gamma, Exponential, Beta, Dirichlet and StudentT (TF1's tf.distributions). Their samples
 come from RandomGamma (Beta and StudentT salt the second seed as TF's gen_new_seed); the CDFs
-of Gamma, Beta and StudentT need the incomplete gamma/beta functions, which are not ops here
-yet (they raise NotImplementedError)."""
+of Gamma, Beta and StudentT are the regularized incomplete gamma and beta functions (Igamma,
+Betainc), with the parameters broadcast against the value first (TF 2.21's Beta and StudentT
+pass them unbroadcast, so there Betainc refuses a value of another shape)."""
 
 from __future__ import annotations
 
@@ -79,6 +80,9 @@ class Gamma(_Params):
         c, r = self.concentration, self.rate
         return c - o.log(r) + o.lgamma(c) + (1.0 - c) * o.digamma(c)
 
+    def _cdf(self, x):
+        return o.igamma(self.concentration, self.rate * x)
+
     def _mean(self):
         return self.concentration / self.rate
 
@@ -153,6 +157,10 @@ class Beta(_Params):
     def _log_prob(self, x):
         c1, c0 = self.concentration1, self.concentration0
         return (c1 - 1.0) * o.log(x) + (c0 - 1.0) * o.log1p(-x) - _lbeta2(c1, c0)
+
+    def _cdf(self, x):
+        ones = o.ones_like(x + self.total_concentration)
+        return o.betainc(self.concentration1 * ones, self.concentration0 * ones, x * ones)
 
     def _entropy(self):
         c1, c0, total = self.concentration1, self.concentration0, self.total_concentration
@@ -269,6 +277,12 @@ class StudentT(_Params):
         norm = (o.log(o.abs(self.scale)) + 0.5 * o.log(df) + 0.5 * math.log(math.pi)
                 + o.lgamma(0.5 * df) - o.lgamma(0.5 * (df + 1.0)))
         return unnorm - norm
+
+    def _cdf(self, x):
+        y = (x - self.loc) / o.abs(self.scale)
+        x_t = self.df / (o.square(y) + self.df)
+        neg_cdf = 0.5 * o.betainc(0.5 * self.df * o.ones_like(x_t), 0.5, x_t)
+        return o.where_v2(o.less(y, 0.0), neg_cdf, 1.0 - neg_cdf)
 
     def _entropy(self):
         v = self.df * o.ones(self.batch_shape_tensor(), dtype=self.dtype)

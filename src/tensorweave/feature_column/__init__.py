@@ -12,6 +12,8 @@ from tensorweave.feature_column.columns import (
     indicator_column,
     make_parse_example_spec,
     numeric_column,
+    shared_embedding_columns,
+    weighted_categorical_column,
 )
 from tensorweave.feature_column.layers import input_layer, linear_model
 
@@ -20,5 +22,5 @@ __all__ = [
     "categorical_column_with_identity", "categorical_column_with_vocabulary_file",
     "categorical_column_with_vocabulary_list", "crossed_column", "embedding_column",
     "indicator_column", "input_layer", "linear_model", "make_parse_example_spec",
-    "numeric_column",
+    "numeric_column", "shared_embedding_columns", "weighted_categorical_column",
 ]

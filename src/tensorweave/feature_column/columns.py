@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from typing import Any
 
 from tensorweave import dtypes
 from tensorweave.feature_column.sparse import combine, to_sparse
@@ -274,9 +275,12 @@ class _IndicatorColumn(_DenseColumn, namedtuple("_IndicatorColumn", ["categorica
     _variable_shape = property(lambda self: TensorShape([self.categorical_column._num_buckets]))
 
     def _transform_feature(self, builder):
-        ids = self.categorical_column._get_sparse_tensors(builder).id_tensor
-        dense = sparse_tensor_to_dense(ids, default_value=-1)
+        pair = self.categorical_column._get_sparse_tensors(builder)
+        dense = sparse_tensor_to_dense(pair.id_tensor, default_value=-1)
         hot = one_hot(dense, self.categorical_column._num_buckets, on_value=1.0, off_value=0.0)
+        if pair.weight_tensor is not None:   # NOTE: TF's sparse_merge: each id its weight
+            w = sparse_tensor_to_dense(pair.weight_tensor, default_value=0.0)
+            hot = multiply(hot, expand_dims(cast(w, dtypes.float32), -1))
         return reduce_sum(hot, axis=[-2])
 
     def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
@@ -302,6 +306,86 @@ class _EmbeddingColumn(_DenseColumn, namedtuple(
             dtype=dtypes.float32, initializer=self.initializer,
             trainable=self.trainable and (trainable is None or trainable))
         _add_to(weights, weight_collections)
+        return combine(weights, ids.id_tensor, ids.weight_tensor, self.combiner)
+
+
+class _WeightedCategoricalColumn(_CategoricalColumn, namedtuple(
+        "_WeightedCategoricalColumn", ["categorical_column", "weight_feature_key", "dtype"])):
+
+    name = property(lambda self: f"{self.categorical_column.name}_weighted_by_"
+                                 f"{self.weight_feature_key}")
+    _num_buckets = property(lambda self: self.categorical_column._num_buckets)
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        spec = dict(self.categorical_column._parse_example_spec)
+        if self.weight_feature_key in spec:
+            raise ValueError(f"Parse config {spec[self.weight_feature_key]} already exists "
+                             f"for {self.weight_feature_key}.")
+        spec[self.weight_feature_key] = _var_len(self.dtype)
+        return spec
+
+    def _transform_feature(self, builder):
+        """(the ids, the weights as a SparseTensor: a dense weight input without its 0s)."""
+        w = builder.get(self.weight_feature_key)
+        if self.dtype != w.dtype.base_dtype:
+            raise ValueError(f"Bad dtype, expected {self.dtype}, but got {w.dtype}.")
+        if not isinstance(w, SparseTensor):
+            w = to_sparse(w, ignore=0.0 if w.dtype.is_floating else 0)
+        if not w.dtype.is_floating:
+            w = SparseTensor(w.indices, cast(w.values, dtypes.float32), w.dense_shape)
+        return builder.get(self.categorical_column), w
+
+    def _get_sparse_tensors(self, builder, weight_collections=None, trainable=None):
+        ids, weights = builder.get(self)
+        return CategoricalIdsAndWeights(ids, weights)
+
+
+class _SharedEmbeddingColumn(_DenseColumn, namedtuple(
+        "_SharedEmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
+                                   "shared_embedding_collection_name", "ckpt_to_load_from",
+                                   "tensor_name_in_ckpt", "max_norm", "trainable"])):
+    """An embedding column whose `embedding_weights` variable is the one of its group: made by
+    the first column built, found by the others in the graph collection named after the group
+    (TF's `_SharedEmbeddingColumn`)."""
+
+    name = property(lambda self: f"{self.categorical_column.name}_shared_embedding")
+    _var_scope_name = property(lambda self: self.shared_embedding_collection_name)
+    _parse_example_spec = property(lambda self: self.categorical_column._parse_example_spec)
+    _variable_shape = property(lambda self: TensorShape([self.dimension]))
+
+    def _transform_feature(self, builder):
+        return builder.get(self.categorical_column)
+
+    def _get_dense_tensor(self, builder, weight_collections=None, trainable=None):
+        from tensorweave.framework.graph import add_to_collection, get_collection
+        ids = self.categorical_column._get_sparse_tensors(builder, weight_collections,
+                                                          trainable)
+        shape_ = (self.categorical_column._num_buckets, self.dimension)
+        shared = get_collection(self.shared_embedding_collection_name)
+        if shared:
+            if len(shared) > 1:
+                raise ValueError(f"Collection {self.shared_embedding_collection_name} can only "
+                                 f"contain one variable. Suggested fix A: Choose a unique name "
+                                 f"for this collection. Suggested fix B: Do not add any "
+                                 f"variables to this collection. The feature_column library "
+                                 f"already adds a variable under the hood.")
+            weights = shared[0]
+            if tuple(weights.shape.as_list()) != shape_:
+                raise ValueError(f"Shared embedding collection "
+                                 f"{self.shared_embedding_collection_name} contains variable "
+                                 f"{weights} of unexpected shape {weights.shape}. Expected "
+                                 f"shape is {list(shape_)}. Suggested fix A: Choose a unique "
+                                 f"name for this collection. Suggested fix B: Do not add any "
+                                 f"variables to this collection. The feature_column library "
+                                 f"already adds a variable under the hood.")
+        else:
+            weights = get_variable(
+                "embedding_weights", shape=list(shape_), dtype=dtypes.float32,
+                initializer=self.initializer,
+                trainable=self.trainable and (trainable is None or trainable))
+            _add_to(weights, weight_collections)
+            add_to_collection(self.shared_embedding_collection_name, weights)
         return combine(weights, ids.id_tensor, ids.weight_tensor, self.combiner)
 
 
@@ -421,6 +505,73 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
         initializer = truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
     return _EmbeddingColumn(categorical_column, dimension, combiner, initializer,
                             ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable)
+
+
+def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):
+    """`categorical_column` with a weight per id, read from `features[weight_feature_key]`
+    (a SparseTensor of the ids' indices, or a dense tensor whose 0s mean "no weight")."""
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    if dtype is None or not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype {dtype} is not convertible to float.")
+    if not weight_feature_key:
+        raise ValueError(f"Missing weight_feature_key for {categorical_column}.")
+    return _WeightedCategoricalColumn(categorical_column, weight_feature_key, dtype)
+
+
+def shared_embedding_columns(categorical_columns, dimension, combiner="mean", initializer=None,
+                             shared_embedding_collection_name=None, ckpt_to_load_from=None,
+                             tensor_name_in_ckpt=None, max_norm=None, trainable=True):
+    """Embedding columns (in the order given) that share one `embedding_weights` variable,
+    in scope and collection `shared_embedding_collection_name` (default: the columns' names
+    sorted and joined by `_`, then `_shared_embedding`).
+
+    Raises:
+      ValueError: a bad dimension or initializer, only one of the two checkpoint arguments,
+        or columns of different types or numbers of buckets.
+    """
+    if dimension is None or dimension < 1:
+        raise ValueError(f"Invalid dimension {dimension}.")
+    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
+        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or "
+                         "none of them.")
+    if initializer is not None and not callable(initializer):
+        raise ValueError("initializer must be callable if specified.")
+    if initializer is None:
+        initializer = truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
+    categorical_columns = list(categorical_columns)
+    ordered = sorted(categorical_columns, key=lambda c: c.name)
+    _check_shareable(ordered)
+    if not shared_embedding_collection_name:
+        shared_embedding_collection_name = "_".join(c.name for c in ordered) + \
+            "_shared_embedding"
+    return [_SharedEmbeddingColumn(c, dimension, combiner, initializer,
+                                   shared_embedding_collection_name, ckpt_to_load_from,
+                                   tensor_name_in_ckpt, max_norm, trainable)
+            for c in categorical_columns]
+
+
+def _check_shareable(ordered) -> None:
+    """All categorical, of one type (weighted ones by their inner column), one bucket count."""
+    c0: Any = ordered[0]
+    if not isinstance(c0, _CategoricalColumn):
+        raise ValueError(f"All categorical_columns must be subclasses of _CategoricalColumn. "
+                         f"Given: {c0}, of type: {type(c0)}")
+    num_buckets = getattr(c0, "_num_buckets", None)   # NOTE: every categorical column has it
+    if isinstance(c0, _WeightedCategoricalColumn):
+        c0 = c0.categorical_column
+    for c in ordered[1:]:
+        if isinstance(c, _WeightedCategoricalColumn):
+            c = c.categorical_column
+        if not isinstance(c, type(c0)):
+            raise ValueError(f"To use shared_embedding_column, all categorical_columns must "
+                             f"have the same type, or be weighted_categorical_column of the "
+                             f"same type. Given column: {c0} of type: {type(c0)} does not "
+                             f"match given column: {c} of type: {type(c)}")
+        if num_buckets != c._num_buckets:
+            raise ValueError(f"To use shared_embedding_column, all categorical_columns must "
+                             f"have the same number of buckets. Given column: {c0} with "
+                             f"buckets: {num_buckets} does  not match column: {c} with "
+                             f"buckets: {c._num_buckets}")
 
 
 def make_parse_example_spec(feature_columns) -> dict:

@@ -4,7 +4,9 @@
   `_to_sparse_input_and_drop_ignore_values`: `''` for strings, -1 for ints).
 - `combine(params, ids, weights, combiner)`: TF's `embedding_lookup_sparse` for one row of
   ids per batch entry, with `sum`, `mean` or `sqrtn`; a row without ids gives zeros (what
-  `safe_embedding_lookup_sparse` gives). Gathers, so its gradient is IndexedSlices.
+  `safe_embedding_lookup_sparse` gives; ids < 0 and, for mean/sqrtn, weights <= 0 are pruned first,
+  as there).
+  Gathers, so its gradient is IndexedSlices.
 """
 
 from __future__ import annotations
@@ -14,7 +16,17 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array_ops import expand_dims, reshape, shape
 from tensorweave.ops.creation_ops import ones_like
 from tensorweave.ops.gather_ops import gather, gather_nd, where
-from tensorweave.ops.math_ops import cast, greater_equal, maximum, multiply, not_equal, sqrt, square
+from tensorweave.ops.math_ops import (
+    cast,
+    greater,
+    greater_equal,
+    logical_and,
+    maximum,
+    multiply,
+    not_equal,
+    sqrt,
+    square,
+)
 from tensorweave.ops.math_ops import divide as _divide
 from tensorweave.ops.reduction_ops import unsorted_segment_sum
 from tensorweave.ops.slicing_ops import strided_slice
@@ -50,8 +62,12 @@ def combine(params, ids: SparseTensor, weights: SparseTensor | None, combiner: s
     if combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
     rows, n = row_ids(ids), batch_size(ids)
-    # NOTE: ids < 0 (a vocabulary's default) are dropped, as safe_embedding_lookup_sparse does.
-    keep = reshape(where(greater_equal(ids.values, 0)), [-1])
+    # NOTE: ids < 0 (a vocabulary's default) are dropped, and unless the combiner is "sum"
+    # those of weight <= 0, as safe_embedding_lookup_sparse does.
+    ok = greater_equal(ids.values, 0)
+    if weights is not None and combiner != "sum":
+        ok = logical_and(ok, greater(weights.values, 0))
+    keep = reshape(where(ok), [-1])
     values, rows = gather(ids.values, keep), gather(rows, keep)
     emb = gather(params, values)
     w = cast(gather(weights.values, keep), emb.dtype) if weights is not None else None

@@ -26,4 +26,39 @@ def container(container_name):
     return get_default_graph().container(container_name)
 
 
-__all__ = ["executing_eagerly", "init_scope", "container"]
+
+
+def enable_eager_execution(config=None, device_policy=None, execution_mode=None) -> None:
+    """TF1 `tf.enable_eager_execution`: refused, since tensorweave runs graphs only.
+
+    Raises:
+      NotImplementedError: always; the message says how to run the program in graph mode.
+    """
+    raise NotImplementedError(
+        "tf.enable_eager_execution: tensorweave has no eager mode (it runs TF1 graphs "
+        "only). Build the graph and run it with tf.Session instead of calling "
+        "enable_eager_execution().")
+
+
+def enable_v2_behavior() -> None:
+    """TF2 behaviour (eager execution, resource variables, tf.function) is not supported.
+
+    Raises:
+      NotImplementedError: always.
+    """
+    raise NotImplementedError(
+        "tf.enable_v2_behavior: tensorweave implements TF1 behaviour only (graphs and "
+        "sessions); it has no eager mode or tf.function.")
+
+
+def disable_v2_behavior() -> None:
+    """TF1 `tf.disable_v2_behavior`: nothing to do, tensorweave already behaves as TF1 (graph
+    mode, reference variables, TF1 control flow)."""
+
+
+def disable_eager_execution() -> None:
+    """Nothing to do: tensorweave always builds graphs."""
+
+
+__all__ = ["executing_eagerly", "init_scope", "container", "enable_eager_execution",
+           "enable_v2_behavior", "disable_v2_behavior", "disable_eager_execution"]

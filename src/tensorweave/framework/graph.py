@@ -271,6 +271,10 @@ class Graph:
     def device(self, device_name_or_function):
         return self.scopes.device(device_name_or_function)
 
+    def _attr_scope(self, attrs: dict):
+        """TF's private `Graph._attr_scope`: ops created inside get `attrs` (jit_scope)."""
+        return self.scopes.attr_scope(attrs)
+
     def colocate_with(self, op, ignore_existing: bool = False):
         return self.scopes.colocate_with(op, ignore_existing)
 

@@ -30,6 +30,7 @@ class ScopeState:
         self._controllers: list[_Controller] = []
         self._devices: list = []          # str | callable | None (None clears)
         self._colocation: list = []       # Operation | None (None clears)
+        self._attr_stack: list[dict] = []  # attrs stamped on new ops (TF's Graph._attr_scope)
 
     # -- name scopes ------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -122,9 +123,33 @@ class ScopeState:
         finally:
             self._colocation = saved
 
+    # -- attrs ------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def attr_scope(self, attrs: dict) -> Iterator[None]:
+        """New ops get `attrs` (inner scopes win); a callable value is called with the new
+        op's NodeDef and its result stored; a None value removes the attr again."""
+        self._attr_stack.append(dict(attrs))
+        try:
+            yield
+        finally:
+            self._attr_stack.pop()
+
+    def _stamp_attrs(self, op) -> None:
+        merged: dict = {}
+        for attrs in self._attr_stack:
+            merged.update(attrs)
+        for name, value in merged.items():
+            if value is None:
+                op._attrs.pop(name, None)
+            else:
+                op._attrs[name] = value(op.node_def) if callable(value) else value
+        op._node_def = None
+
     # -- stamping a new op ------------------------------------------------------------------
     def apply(self, op, input_ops) -> None:
-        """Adds control inputs, device and colocation from the active scopes to a new `op`."""
+        """Adds control inputs, device, colocation and scoped attrs to a new `op`."""
+        if self._attr_stack:
+            self._stamp_attrs(op)
         if self._controllers:
             op._add_control_inputs(self._control_inputs_for(input_ops))
             for ctl in self._controllers:

@@ -129,7 +129,8 @@ class GraphExecutionState:
                              library=list(self.library.values()), shapes=self.shapes)
         if stages is not None:
             stages.append(Stage("pruned", {"": placed}))
-        ctx = PassContext(keep=set(signature.targets), disabled=set(options.disabled_passes))
+        ctx = PassContext(keep=set(signature.targets), disabled=set(options.disabled_passes),
+                          jit_level=options.global_jit_level)
         after: list | None = [] if stages is not None else None
         optimized = optimize(placed, ctx, list(options.passes) if options.passes else None,
                              stages=after)

@@ -22,6 +22,7 @@ from tensorweave.master.options import BuildOptions, SessionOptions, run_timeout
 from tensorweave.master.worker_cache import LOCAL_STEP_IDS, LocalWorkerCache, WorkerCache
 from tensorweave.runtime.device import local_device_names
 from tensorweave.runtime.step import Cancellation, StepContext
+from tensorweave.runtime.threads import SessionThreads
 from tensorweave.runtime.worker import LocalWorker, WorkerInterface
 
 REFRESH_DEADLINE_S = 10.0   # asking a restarted task for its incarnation, without a timeout
@@ -104,6 +105,14 @@ class _MasterSession:
     lock: threading.Lock = field(default_factory=threading.Lock)
     pool: ThreadPoolExecutor | None = None
     steps: Cancellation = field(default_factory=Cancellation)  # its steps: close cancels them
+    threads: SessionThreads = field(default_factory=SessionThreads)  # its kernels' threads
+
+    def step_context(self, step_id: int, rendezvous, timeout, cancel, options) -> StepContext:
+        """A step's context, carrying the session's threads (runtime/threads.py)."""
+        ctx = StepContext(step_id, rendezvous, timeout, cancellation=cancel)
+        ctx.intra_op = self.threads.intra_op
+        ctx.inter_op = self.threads.inter_op_for((options or {}).get("inter_op_thread_pool", 0))
+        return ctx
 
     def run_pool(self) -> ThreadPoolExecutor:
         if self.pool is None:
@@ -134,18 +143,15 @@ class LocalMaster(MasterInterface):
     def create_session(self, graph_def, config) -> str:
         opts = SessionOptions.from_config(config)
         state = GraphExecutionState(graph_def)
-        if opts.intra_op_threads > 0:  # as TF's: the process's kernel threads (cpu/parallel.py)
-            from tensorweave.runtime.kernels.cpu import parallel
-
-            parallel.set_num_threads(opts.intra_op_threads)
-        # NOTE: inter_op 0 means one thread here, unlike TF: the kernels already use every
-        # core (cpu/parallel.py), and a pool only paid off for mid-sized independent work.
+        # NOTE: the session's steps bring their own inter-op pool (`threads`), so its local
+        # worker needs none
         cache = self._shared or LocalWorkerCache(
-            LocalWorker(local_device_names(cpus=opts.cpus), opts.inter_op_threads))
+            LocalWorker(local_device_names(cpus=opts.cpus)))
         attrs = cache.devices(opts)
         devices = [d["name"] for d in attrs]
         sess = _MasterSession(opts, cache, attrs, opts.build_options(devices), state,
-                              steps=Cancellation(self._abort))
+                              steps=Cancellation(self._abort),
+                              threads=SessionThreads.from_options(opts))
         with self._lock:
             handle = f"s{next(self._ids)}"
             self._sessions[handle] = sess
@@ -175,6 +181,7 @@ class LocalMaster(MasterInterface):
             None, None, "Step was cancelled by an explicit call to `Session::Close()`."))
         if sess.pool is not None:
             sess.pool.shutdown(wait=False)
+        sess.threads.close()
         if sess.cache is self._shared:
             with sess.lock:  # NOTE: another thread of the client may still be building
                 callables = list(sess.callables.values())
@@ -243,7 +250,7 @@ class LocalMaster(MasterInterface):
         traced = options is not None and bool(options.get("trace") or
                                               options.get("partition_graphs"))
         if c.run_fast is not None and not traced:
-            ctx = StepContext(next(LOCAL_STEP_IDS), timeout_s=timeout, cancellation=cancel)
+            ctx = sess.step_context(next(LOCAL_STEP_IDS), None, timeout, cancel, options)
             return c.run_fast(feed_values, ctx), None
         return _run_partitions(sess, c, feed_values, options or {}, timeout, cancel)
 
@@ -268,7 +275,7 @@ def _run_partitions(sess: _MasterSession, c: _Callable, feed_values, options: di
         _refresh_stale(cache, c, timeout)
     step_id, rendezvous = cache.new_step(len(c.partitions))
     opts = {"trace": bool(options.get("trace"))}
-    ctxs = [StepContext(step_id, rendezvous, timeout, cancellation=cancel)
+    ctxs = [sess.step_context(step_id, rendezvous, timeout, cancel, options)
             for _ in c.partitions]
     try:
         others = [sess.run_pool().submit(_run_one, cache, p, [], opts, ctx, tasks)

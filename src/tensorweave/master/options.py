@@ -6,8 +6,9 @@ of the runtime reads the frozen dataclass. `BuildOptions` is the part of it that
 graph (devices, placement, passes), what `GraphExecutionState.build` takes.
 
 Dict keys are ConfigProto's field names (`device_count`, `allow_soft_placement`,
-`operation_timeout_in_ms`, ...) plus our `disabled_passes` (names) and `passes` (an explicit
-pass list, in order).
+`operation_timeout_in_ms`, ...) plus our `disabled_passes` (names), `passes` (an explicit
+pass list, in order) and `global_jit_level` (`graph_options.optimizer_options`' field, as an
+int: 0 DEFAULT, -1 OFF, 1 ON_1, 2 ON_2).
 """
 
 from __future__ import annotations
@@ -38,12 +39,15 @@ class SessionOptions:
     cpus: int = 1
     inter_op_threads: int = 0
     intra_op_threads: int = 0
+    inter_op_pools: tuple[tuple[int, str], ...] = ()  # session_inter_op_thread_pool
+    per_session_threads: bool = False          # use_per_session_threads (runtime/threads.py)
     soft_placement: bool = False
     log_placement: bool = False
     timeout_ms: int = 0                       # operation_timeout_in_ms (0: none)
     disabled_passes: frozenset[str] = frozenset()
     passes: tuple[str, ...] | None = None     # run exactly these, in this order
     device_filters: tuple[str, ...] = ()
+    global_jit_level: int = 0                 # OptimizerOptions.GlobalJitLevel
 
     @classmethod
     def from_config(cls, config) -> SessionOptions:
@@ -66,12 +70,16 @@ class SessionOptions:
             cpus=_cpus((d.get("device_count") or {}).get("CPU", 1)),
             inter_op_threads=int(d.get("inter_op_parallelism_threads") or 0),
             intra_op_threads=int(d.get("intra_op_parallelism_threads") or 0),
+            inter_op_pools=tuple((int(p.get("num_threads") or 0), str(p.get("global_name") or ""))
+                                 for p in d.get("session_inter_op_thread_pool") or ()),
+            per_session_threads=bool(d.get("use_per_session_threads")),
             soft_placement=bool(d.get("allow_soft_placement")),
             log_placement=bool(d.get("log_device_placement")),
             timeout_ms=int(d.get("operation_timeout_in_ms") or 0),
             disabled_passes=frozenset(d.get("disabled_passes") or ()),
             passes=tuple(passes) if passes else None,
-            device_filters=tuple(d.get("device_filters") or ()))
+            device_filters=tuple(d.get("device_filters") or ()),
+            global_jit_level=int(d.get("global_jit_level") or 0))
 
     @classmethod
     def _from_proto(cls, config) -> SessionOptions:
@@ -80,12 +88,16 @@ class SessionOptions:
             cpus=_cpus(dict(config.device_count).get("CPU", 1)),
             inter_op_threads=config.inter_op_parallelism_threads,
             intra_op_threads=config.intra_op_parallelism_threads,
+            inter_op_pools=tuple((p.num_threads, p.global_name)
+                                 for p in config.session_inter_op_thread_pool),
+            per_session_threads=config.use_per_session_threads,
             soft_placement=config.allow_soft_placement,
             log_placement=config.log_device_placement,
             timeout_ms=int(config.operation_timeout_in_ms),
             disabled_passes=frozenset(disabled),
             passes=tuple(only) if only else None,
-            device_filters=tuple(config.device_filters))
+            device_filters=tuple(config.device_filters),
+            global_jit_level=int(config.graph_options.optimizer_options.global_jit_level))
 
     def to_dict(self) -> dict:
         """The dict form (ConfigProto field names), which `from_config` reads back."""
@@ -93,11 +105,15 @@ class SessionOptions:
             "device_count": {"CPU": self.cpus},
             "inter_op_parallelism_threads": self.inter_op_threads,
             "intra_op_parallelism_threads": self.intra_op_threads,
+            "session_inter_op_thread_pool": [{"num_threads": n, "global_name": name}
+                                             for n, name in self.inter_op_pools],
+            "use_per_session_threads": self.per_session_threads,
             "allow_soft_placement": self.soft_placement,
             "log_device_placement": self.log_placement,
             "operation_timeout_in_ms": self.timeout_ms,
             "device_filters": list(self.device_filters),
             "disabled_passes": sorted(self.disabled_passes),
+            "global_jit_level": self.global_jit_level,
         }
         if self.passes:
             out["passes"] = list(self.passes)
@@ -111,7 +127,7 @@ class SessionOptions:
         """The build options of a session whose devices are `devices` (the client's first)."""
         return BuildOptions(tuple(devices), devices[0], self.soft_placement,
                             self.log_placement, self.disabled_passes, self.passes,
-                            self.timeout_s)
+                            self.timeout_s, self.global_jit_level)
 
     def replace(self, **changes) -> SessionOptions:
         return dataclasses.replace(self, **changes)
@@ -128,6 +144,7 @@ class BuildOptions:
     disabled_passes: frozenset[str] = frozenset()
     passes: tuple[str, ...] | None = None
     timeout_s: float | None = None
+    global_jit_level: int = 0     # > 0: auto-clustering (master/passes/mark_for_compilation.py)
 
     @classmethod
     def from_config(cls, config, devices: list[str] | None = None) -> BuildOptions:

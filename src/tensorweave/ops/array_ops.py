@@ -67,6 +67,8 @@ register_op("PreventGradient", inputs=["input: T"], outputs=["output: T"],
             attrs=["T: type", "message: string = ''"], shape_fn=unchanged)
 register_op("Snapshot", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
             shape_fn=unchanged)
+register_op("GuaranteeConst", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+            shape_fn=unchanged, stateful=True)  # NOTE: stateful as in TF: never folded away
 register_op("CheckNumerics", inputs=["tensor: T"], outputs=["output: T"],
             attrs=["T: {bfloat16, half, float, double}", "message: string"],
             shape_fn=unchanged, stateful=True)  # NOTE: stateful as in TF: never pruned or CSE'd
@@ -462,6 +464,13 @@ def stop_gradient(input, name=None):  # noqa: A002
     return apply_op("StopGradient", input, name=name)
 
 
+def guarantee_const(input, name=None):  # noqa: A002
+    """`input`, promising the runtime that its value does not change over steps (a
+    `GuaranteeConst` op: identity semantics, no gradient, as TF). A resource handle is
+    refused with InvalidArgumentError when it runs, as TF's kernel does."""
+    return apply_op("GuaranteeConst", input, name=name)
+
+
 def check_numerics(tensor, message, name=None):
     """`tensor`, failing the step with InvalidArgument naming `message` on NaN or Inf."""
     return apply_op("CheckNumerics", tensor, message=message, name=name)
@@ -545,6 +554,7 @@ def _deprecated_alias(new, old, new_name, old_name):
 
 __all__ = [
     "placeholder", "placeholder_with_default", "identity", "identity_n", "stop_gradient",
+    "guarantee_const",
     "check_numerics", "Print", "shape", "shape_n", "size", "rank", "reshape", "squeeze",
     "expand_dims", "bitcast", "newaxis",
 ]

@@ -12,8 +12,14 @@ vocabulary instead, with TF's Fingerprint64, so ids match TensorFlow's.
 from __future__ import annotations
 
 from tensorweave import dtypes
-from tensorweave.framework.graph import GraphKeys, add_to_collection, get_collection
+from tensorweave.framework.graph import (
+    GraphKeys,
+    add_to_collection,
+    get_collection,
+    get_default_graph,
+)
 from tensorweave.framework.operation import Tensor
+from tensorweave.framework.saveable import SaveableObject, SaveSpec
 from tensorweave.framework.scopes import name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import lookup_ops  # noqa: F401 - registers the ops
@@ -277,6 +283,10 @@ class MutableHashTable(_Table):
         else:
             self._handle = apply_op("MutableHashTableV2", **kw)
         self._name = self._handle.op.name.split("/")[-1]
+        if checkpoint:
+            # NOTE: keyed by the `name` given (not the uniquified op name), as TF does
+            get_default_graph().add_to_collection(GraphKeys.SAVEABLE_OBJECTS,
+                                                  _TableSaveable(self, name))
 
     def insert(self, keys, values, name=None):
         keys = _check_keys(self, keys)
@@ -300,6 +310,24 @@ class MutableHashTable(_Table):
         values = convert_to_tensor(values, dtype=self._value_dtype, name="values")
         with name_scope(name, f"{self._name}_lookup_table_import", [self._handle]) as scope:
             return apply_op("LookupTableImportV2", self._handle, keys, values, name=scope)
+
+
+class _TableSaveable(SaveableObject):
+    """A mutable table in a checkpoint: its exported keys and values under `<name>-keys` and
+    `<name>-values`, restored by LookupTableImportV2 (TF's MutableHashTable._Saveable)."""
+
+    def __init__(self, table, name: str):
+        keys, values = table.export()
+        super().__init__(table, [SaveSpec(keys, "", name + "-keys"),
+                                 SaveSpec(values, "", name + "-values")], name)
+
+    def restore(self, restored_tensors, restored_shapes, name=None):
+        del restored_shapes
+        handle = self.op.resource_handle
+        with name_scope(name, f"{self.name}_table_restore"), \
+                handle.graph.colocate_with(handle.op):
+            return apply_op("LookupTableImportV2", handle, restored_tensors[0],
+                            restored_tensors[1])
 
 
 class IdTableWithHashBuckets:

@@ -106,15 +106,17 @@ def _strings(x, name="input"):
     return convert_to_tensor(x, dtype=dtypes.string, name=name)
 
 
-def string_split(source, delimiter=" ", skip_empty=True, name=None, sep=None):
+def string_split(source, delimiter=" ", skip_empty=True, name=None, sep=None,
+                 result_type="SparseTensor"):
     """TF1 `tf.string_split`: splits each string of the vector `source` at any character of
-    `delimiter` (empty: into characters) into a SparseTensor [len(source), max tokens];
-    empty tokens are dropped when `skip_empty`."""
+    `delimiter` (empty: into characters) into a SparseTensor [len(source), max tokens]
+    (or a RaggedTensor, `result_type="RaggedTensor"`); empty tokens are dropped when
+    `skip_empty`."""
     delimiter = delimiter if sep is None else sep
     indices, values, shape = apply_op("StringSplit", _strings(source, "source"),
                                       _strings(delimiter, "delimiter"), skip_empty=skip_empty,
                                       name=name)
-    return SparseTensor(indices, values, shape)
+    return _result(SparseTensor(indices, values, shape), result_type)
 
 
 def string_split_v2(source, sep=None, maxsplit=-1, name=None):
@@ -128,10 +130,26 @@ def string_split_v2(source, sep=None, maxsplit=-1, name=None):
 
 def strings_split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor",  # noqa: A002
                   source=None, name=None):
-    """TF1 `tf.strings.split` (only the SparseTensor result: there are no RaggedTensors)."""
-    if result_type != "SparseTensor":
-        raise ValueError("tensorweave has no RaggedTensor: use result_type='SparseTensor'")
-    return string_split_v2(input if source is None else source, sep, maxsplit, name)
+    """TF1 `tf.strings.split`: a SparseTensor, or with `result_type="RaggedTensor"` a
+    RaggedTensor of each string's tokens.
+
+    Raises:
+      ValueError: another `result_type`.
+    """
+    sparse = string_split_v2(input if source is None else source, sep, maxsplit, name)
+    return _result(sparse, result_type)
+
+
+def _result(sparse, result_type):
+    if result_type == "SparseTensor":
+        return sparse
+    if result_type != "RaggedTensor":
+        raise ValueError(f"result_type must be 'RaggedTensor' or 'SparseTensor', got "
+                         f"{result_type!r}")
+    from tensorweave.ops.ragged_tensor import RaggedTensor
+
+    return RaggedTensor.from_value_rowids(sparse.values, sparse.indices[:, 0],
+                                          sparse.dense_shape[0], validate=False)
 
 
 def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002 - TF's names

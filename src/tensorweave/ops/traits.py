@@ -49,7 +49,7 @@ BUILTIN: dict[str, OpTraits] = {
     **_table(_GEMM, "MatMul _FusedMatMul BatchMatMul BatchMatMulV2"),
     **_table(_POOL, "Conv2D _FusedConv2D Conv2DBackpropInput Conv2DBackpropFilter"),
     **_table(_EXPENSIVE, "DepthwiseConv2dNative MaxPool AvgPool MaxPoolGrad AvgPoolGrad "
-                         "FusedBatchNormV3 FusedBatchNormGradV3"),
+                         "FusedBatchNormV3 FusedBatchNormGradV3 XlaLaunch"),
     **_table(_METADATA, "Shape ShapeN Size Rank"),
 }
 

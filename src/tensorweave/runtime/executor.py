@@ -56,11 +56,14 @@ class Executor:
     """Runs a partition. Build once; `run` may be called from several threads at once
     (each call is an independent step).
 
-    With a thread `pool`, independent expensive nodes of a control-flow-free plan run
-    concurrently (inter-op parallelism); everything else runs inline in the caller's thread.
-    A step's executor (`step=True`) sets the CPU kernels' thread mode its plan wants as it
-    starts (`parallel.plan_wants_pool`: plans without GEMMs or convolutions leave it); one
-    that runs a function inside a kernel (a tf.data map function) leaves it to the step.
+    Independent expensive nodes of a control-flow-free plan run concurrently on the step's
+    inter-op pool (`ctx.inter_op`, else this executor's `pool`; none: inline); everything
+    else runs in the caller's thread. The step's intra-op pool (`ctx.intra_op`, a session's
+    kernel threads: runtime/threads.py) is current on every thread that runs one of its
+    kernels. A step's executor (`step=True`) sets the CPU kernels' thread mode its plan
+    wants as it starts (`parallel.plan_wants_pool`: plans without GEMMs or convolutions
+    leave it); one that runs a function inside a kernel (a tf.data map function) leaves it
+    to the step.
     """
 
     def __init__(self, plan: Plan, pool=None, step: bool = True):
@@ -73,8 +76,9 @@ class Executor:
             self._runner = DataflowRunner(plan, _copy_flags(plan))
             self._traced = self._runner
         else:
-            waves = _parallel_waves(plan) if pool is not None else None
-            self._runner = _compile(plan, traced=False, pool=pool if waves else None)
+            waves = _parallel_waves(plan)
+            self._runner = _compile(plan, traced=False,
+                                    pool=_Submitter(pool) if waves else None)
             self._traced = None
         self._lock = threading.Lock()
         self._step = step
@@ -87,10 +91,15 @@ class Executor:
         Raises:
           errors.OpError: the first node that failed, annotated with its name and op.
         """
-        if not self._step or self._pool_mode is None:
+        if self._step and self._pool_mode is not None:
+            parallel.set_pool_mode(self._pool_mode)
+        if ctx.intra_op is None:
             return self._run(args, ctx)
-        parallel.set_pool_mode(self._pool_mode)
-        return self._run(args, ctx)
+        prev = parallel.enter(ctx.intra_op)
+        try:
+            return self._run(args, ctx)
+        finally:
+            parallel.leave(prev)
 
     def _run(self, args, ctx):
         if ctx.stats is not None:
@@ -103,6 +112,33 @@ class Executor:
                 if self._traced is None:
                     self._traced = _compile(self.plan, traced=True)
         return self._traced.run(args, ctx)
+
+
+class _Submitter:
+    """`submit(ctx, fn, *args)` of the compiled code: `fn(*args)` on the step's inter-op pool
+    (`ctx.inter_op`, else the executor's), with the step's intra-op pool current there; on the
+    caller's thread when there is no pool (or it is `threads.INLINE`)."""
+
+    def __init__(self, pool):
+        self._pool = pool
+
+    def __call__(self, ctx, fn, *args):
+        pool = ctx.inter_op if ctx.inter_op is not None else self._pool
+        if pool is None or not hasattr(pool, "submit"):
+            return _Done(fn(*args))
+        return pool.submit(parallel.run_in, parallel.current(), fn, *args)
+
+
+class _Done:
+    """A node run inline, collected like a future."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        self._value = value
+
+    def result(self):
+        return self._value
 
 
 def _copy_flags(plan: Plan) -> dict[int, bool]:
@@ -175,8 +211,9 @@ def _parallel_waves(plan: Plan) -> dict[int, list] | None:
 def _compile(plan: Plan, traced: bool, pool=None) -> _Compiled:
     """Generates `def step(args, ctx)` with one line per node, kernels bound as globals.
 
-    With a pool, the plan runs depth by depth; at a depth with several expensive nodes all
-    but the last are submitted to the pool and collected (one line each) after the rest.
+    With a `pool` (a `_Submitter`), the plan runs depth by depth; at a depth with several
+    expensive nodes all but the last are submitted and collected (one line each) after the
+    rest.
     """
     filename = f"<tensorweave plan {next(_plan_ids)}>"
     ns: dict = {"_rd": deref, "_copy": np.array, "_now": time.perf_counter}
@@ -187,7 +224,7 @@ def _compile(plan: Plan, traced: bool, pool=None) -> _Compiled:
     items = plan.items
     level = _levels(plan) if pool is not None else None
     if level is not None:
-        ns["_submit"] = pool.submit
+        ns["_submit"] = pool
         order = {it.index: k for k, it in enumerate(items)}
         items = sorted(items, key=lambda it: (level[it.index], order[it.index]))
     pending: list = []
@@ -250,8 +287,8 @@ def _maybe_submit(item, code, items, k, level, pending) -> str:
     target, call = code.split(" = ", 1)
     fn, _, args = call.partition("(")
     pending.append((item, f"{target} = _f{item.index}.result()"))
-    return f"_f{item.index} = _submit({fn}, {args[:-1]})" if args[:-1] else \
-        f"_f{item.index} = _submit({fn})"
+    return f"_f{item.index} = _submit(ctx, {fn}, {args[:-1]})" if args[:-1] else \
+        f"_f{item.index} = _submit(ctx, {fn})"
 
 
 def _wave_ends(items, k, level) -> bool:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import TYPE_CHECKING, Any
 
 from tensorweave import errors
+
+if TYPE_CHECKING:
+    from tensorweave.runtime.kernels.cpu.parallel import IntraOpPool
 
 
 class _Dead:
@@ -72,7 +76,8 @@ class StepContext:
     """
 
     __slots__ = ("step_id", "rendezvous", "deadline", "cancelled", "error", "stats",
-                 "frame_id", "iter_id", "session_handle", "resources", "extra", "cancellation")
+                 "frame_id", "iter_id", "session_handle", "resources", "extra", "cancellation",
+                 "intra_op", "inter_op")
 
     def __init__(self, step_id: int, rendezvous=None, timeout_s: float | None = None,
                  stats=None, resources=None, cancellation: Cancellation | None = None):
@@ -88,6 +93,10 @@ class StepContext:
         self.resources = resources
         self.extra: dict = {}
         self.cancellation = cancellation  # cancels the step from outside (session close, ...)
+        # NOTE: the session's threads (runtime/threads.py); None: the process default kernel
+        # threads, and the executor's own inter-op pool
+        self.intra_op: IntraOpPool | None = None
+        self.inter_op: Any = None
 
     def remaining(self, default: float | None = None) -> float | None:
         """Seconds left before the step's deadline (`default` when it has none)."""

@@ -25,6 +25,7 @@ from tensorweave.runtime.plan import Plan
 from tensorweave.runtime.rendezvous import StepTable
 from tensorweave.runtime.stats import StatsCollector
 from tensorweave.runtime.step import StepContext
+from tensorweave.runtime.threads import inter_op_pool
 
 
 class WorkerInterface(abc.ABC):
@@ -81,11 +82,13 @@ class WorkerInterface(abc.ABC):
 class LocalWorker(WorkerInterface):
     """A worker in this process. Thread-safe: steps may run concurrently.
 
+    `inter_op_threads`: the devices' inter-op pool size for steps that bring no pool of their
+    own (a server's remote partitions; TF's meaning, runtime/threads.py); None: no pool.
     `steps` holds the rendezvous of steps run by id (`run_graph` without a context,
     `recv_tensor`, `cleanup_graph`); a server shares it with its master.
     """
 
-    def __init__(self, device_names: list[str], inter_op_threads: int = 0,
+    def __init__(self, device_names: list[str], inter_op_threads: int | None = None,
                  steps: StepTable | None = None):
         keep_freed_memory()
         # NOTE: a random incarnation per worker, as TF's: a master tells a restarted task
@@ -95,7 +98,7 @@ class LocalWorker(WorkerInterface):
         self._prefix = f"{incarnation:x}"  # handles of another incarnation never match
         self._graphs: dict[str, Executor] = {}
         self._inter_op_threads = inter_op_threads
-        self._pools: dict[str, ThreadPoolExecutor] = {}
+        self._pools: dict[str, object] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.steps = steps if steps is not None else StepTable()
@@ -128,19 +131,20 @@ class LocalWorker(WorkerInterface):
         return handle
 
     def _pool(self, device: str):
-        """The device's inter-op thread pool (None when inter-op parallelism is off)."""
-        n = self._inter_op_threads
-        if n <= 1:
+        """The device's inter-op thread pool for steps that bring none (`ctx.inter_op`):
+        `inter_op_threads` with TF's meaning (runtime/threads.py); None: no pool (inline)."""
+        if self._inter_op_threads is None:
             return None
         with self._lock:
             if device not in self._pools:
-                self._pools[device] = ThreadPoolExecutor(
-                    max_workers=n - 1, thread_name_prefix=f"tw-interop-{device[-5:]}")
+                self._pools[device] = inter_op_pool(self._inter_op_threads,
+                                                    f"-{device[-5:]}")
             return self._pools[device]
 
     def close(self) -> None:
         for pool in self._pools.values():
-            pool.shutdown(wait=False)
+            if isinstance(pool, ThreadPoolExecutor):
+                pool.shutdown(wait=False)
         self._pools.clear()
 
     def executor(self, handle: str) -> Executor:

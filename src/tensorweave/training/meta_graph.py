@@ -26,6 +26,7 @@ from google.protobuf import message, text_format
 from tensorweave.formats.checkpoint.state import atomic_write_string_to_file
 from tensorweave.framework.graph import GraphKeys, get_default_graph
 from tensorweave.framework.operation import Operation, Tensor
+from tensorweave.framework.saveable import SaveableObject
 from tensorweave.ops import io_ops  # noqa: F401  (a Saver's graph holds SaveV2, RestoreV2)
 from tensorweave.proto import convert, meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
 from tensorweave.runtime.kernels.cpu import io as _io_kernels  # noqa: F401
@@ -211,8 +212,9 @@ def _kind_name(item) -> str | None:
         return "int64_list"
     if isinstance(item, float):
         return "float_list"
-    if isinstance(item, (Tensor, Operation)) or hasattr(item, "_as_graph_element"):
-        return "node_list"
+    if isinstance(item, (Tensor, Operation, SaveableObject)) or hasattr(item,
+                                                                         "_as_graph_element"):
+        return "node_list"   # NOTE: a SaveableObject by its name, as TF stores it
     return None
 
 

@@ -25,8 +25,10 @@ _VAR_NAMES = {"tp": "true_positives", "fn": "false_negatives", "tn": "true_negat
               "fp": "false_positives"}
 
 
-def _confusion_at_thresholds(labels, predictions, thresholds, weights, includes=_KINDS):
-    """({kind: value}, {kind: update_op}) over `thresholds` for each kind in `includes`."""
+def confusion_matrix_at_thresholds(labels, predictions, thresholds, weights, includes=_KINDS):
+    """({kind: value}, {kind: update_op}) over `thresholds` for each kind ("tp", "fn", "tn",
+    "fp") in `includes`: one [len(thresholds)] local variable each (TF's
+    metrics_impl._confusion_matrix_at_thresholds, which contrib's f1_score builds on)."""
     predictions, labels, weights = _remove_squeezable_dimensions(
         math_ops.cast(predictions, dtypes.float32), math_ops.cast(labels, dtypes.bool_),
         weights)
@@ -104,7 +106,7 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
             raise ValueError(f"curve must be either ROC or PR, {curve} unknown")
         thr = _thresholds(num_thresholds, thresholds)
         n = len(thr)
-        values, updates = _confusion_at_thresholds(labels, predictions, thr, weights)
+        values, updates = confusion_matrix_at_thresholds(labels, predictions, thr, weights)
 
         def compute(c, name):
             if curve == "PR" and summation_method == "careful_interpolation":
@@ -126,7 +128,7 @@ def _at_thresholds(kind: str):
                updates_collections=None, name=None):
         with variable_scope(name, f"{_VAR_NAMES[kind]}_at_thresholds",
                             [predictions, labels, weights]):
-            values, updates = _confusion_at_thresholds(labels, predictions, thresholds,
+            values, updates = confusion_matrix_at_thresholds(labels, predictions, thresholds,
                                                        weights, includes=(kind,))
             return _publish(values[kind], updates[kind], metrics_collections,
                             updates_collections)
@@ -145,7 +147,7 @@ def _ratio_at_thresholds(default_name: str, other: str):
     def metric(labels, predictions, thresholds, weights=None, metrics_collections=None,
                updates_collections=None, name=None):
         with variable_scope(name, default_name, [predictions, labels, weights]):
-            values, updates = _confusion_at_thresholds(labels, predictions, thresholds,
+            values, updates = confusion_matrix_at_thresholds(labels, predictions, thresholds,
                                                        weights, includes=("tp", other))
             eps = 1e-7
 

@@ -15,7 +15,15 @@ import threading
 import weakref
 
 from tensorweave import errors
-from tensorweave.framework.graph import GraphKeys, add_to_collection, get_collection
+from tensorweave.framework.graph import (
+    GraphKeys,
+    add_to_collection,
+    get_collection,
+    get_default_graph,
+)
+from tensorweave.proto import queue_runner_pb2
+from tensorweave.training import meta_graph
+from tensorweave.training.meta_graph import prepend_name_scope, strip_name_scope
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
 
@@ -28,8 +36,14 @@ class QueueRunner:
     def __init__(self, queue=None, enqueue_ops=None, close_op=None, cancel_op=None,
                  queue_closed_exception_types=None, queue_runner_def=None,
                  import_scope=None):
+        self._lock = threading.Lock()
+        self._runs_per_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._exceptions_raised: list = []
         if queue_runner_def is not None:
-            raise NotImplementedError("QueueRunner from a QueueRunnerDef is not supported")
+            if queue or enqueue_ops:
+                raise ValueError("queue_runner_def and queue are mutually exclusive.")
+            self._init_from_proto(queue_runner_def, import_scope)
+            return
         if not queue or not enqueue_ops:
             raise ValueError("Must provide queue and enqueue_ops.")
         self._queue = queue
@@ -39,9 +53,42 @@ class QueueRunner:
                            else queue.close(cancel_pending_enqueues=True))
         self._queue_closed_exception_types = tuple(
             queue_closed_exception_types or (errors.OutOfRangeError,))
-        self._lock = threading.Lock()
-        self._runs_per_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._exceptions_raised: list = []
+
+    def _init_from_proto(self, queue_runner_def, import_scope) -> None:
+        """The runner a QueueRunnerDef names, its ops looked up in the default graph (the
+        queue becomes its op, as in TF: `name` and the ops are what the threads need)."""
+        g = get_default_graph()
+
+        def element(name):
+            return g.as_graph_element(prepend_name_scope(name, import_scope))
+
+        self._queue = element(queue_runner_def.queue_name)
+        self._enqueue_ops = [element(n) for n in queue_runner_def.enqueue_op_name]
+        self._close_op = element(queue_runner_def.close_op_name)
+        self._cancel_op = element(queue_runner_def.cancel_op_name)
+        codes = list(queue_runner_def.queue_closed_exception_types)
+        self._queue_closed_exception_types = tuple(
+            errors.exception_type_from_error_code(c) for c in codes) or (
+                errors.OutOfRangeError,)
+
+    def to_proto(self, export_scope=None):
+        """This runner as a QueueRunnerDef (op names relative to `export_scope`), or None when
+        its queue lies outside `export_scope`."""
+        if export_scope is not None and not self.queue.name.startswith(export_scope):
+            return None
+        return queue_runner_pb2.QueueRunnerDef(
+            queue_name=strip_name_scope(self.queue.name, export_scope),
+            enqueue_op_name=[strip_name_scope(op.name, export_scope)
+                             for op in self.enqueue_ops],
+            close_op_name=strip_name_scope(self.close_op.name, export_scope),
+            cancel_op_name=strip_name_scope(self.cancel_op.name, export_scope),
+            queue_closed_exception_types=[errors.error_code_from_exception_type(cls)
+                                          for cls in self.queue_closed_exception_types])
+
+    @staticmethod
+    def from_proto(queue_runner_def, import_scope=None):
+        """The QueueRunner a QueueRunnerDef describes, in the default graph."""
+        return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
 
     @property
     def queue(self):
@@ -154,3 +201,7 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
         for qr in get_collection(collection):
             threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
     return threads
+
+
+meta_graph.register_proto_function(GraphKeys.QUEUE_RUNNERS, queue_runner_pb2.QueueRunnerDef,
+                                   QueueRunner.to_proto, QueueRunner.from_proto)

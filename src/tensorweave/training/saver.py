@@ -35,6 +35,7 @@ from tensorweave.formats.checkpoint.bundle import BundleReader, normalize_prefix
 from tensorweave.formats.checkpoint.slices import parse_shape_and_slice
 from tensorweave.framework.graph import GraphKeys, get_collection, get_default_graph
 from tensorweave.framework.operation import Operation, Tensor
+from tensorweave.framework.saveable import SaveableObject
 from tensorweave.framework.scopes import name_scope
 from tensorweave.ops import array_ops, io_ops, state_ops
 from tensorweave.ops.apply import apply_op
@@ -57,6 +58,7 @@ class _Saveable:
     name: str
     ref: Tensor
     spec: str = ""
+    owner: SaveableObject | None = None   # NOTE: set for a spec of a SaveableObject
 
     @property
     def dtype(self) -> dtypes.DType:
@@ -136,13 +138,33 @@ def _partitioned(var_list) -> tuple[list, list[_Saveable]]:
     return [v for _, v in rest], out
 
 
+def _saveable_objects(var_list) -> tuple[object, list[_Saveable]]:
+    """(var_list without its SaveableObjects, one _Saveable per spec of each of them)."""
+    if isinstance(var_list, dict):
+        objs = [v for v in var_list.values() if isinstance(v, SaveableObject)]
+        rest: object = {k: v for k, v in var_list.items() if not isinstance(v, SaveableObject)}
+    elif isinstance(var_list, (list, tuple, set)):
+        objs = [v for v in var_list if isinstance(v, SaveableObject)]
+        rest = [v for v in var_list if not isinstance(v, SaveableObject)]
+    else:
+        return var_list, []
+    return rest, [_Saveable(spec.name, spec.tensor, spec.slice_spec, owner=obj)
+                  for obj in objs for spec in obj.specs]
+
+
 def _saveables(var_list) -> list[_Saveable]:
     """Sorted by name (parts of one variable by slice). Raises ValueError when one variable is
-    saved under two names."""
-    rest, sliced = _partitioned(var_list)
-    whole = [_Saveable(name, ref) for name, ref in op_list_to_dict(rest).items()]
+    saved under two names, or two saveables under one name."""
+    var_list, owned = _saveable_objects(var_list)
+    rest, sliced = _partitioned(var_list) if var_list else (var_list, [])
+    whole = [_Saveable(name, ref) for name, ref in op_list_to_dict(rest).items()] if rest \
+        else []
     seen: dict[Operation, str] = {}
     names = {s.name for s in whole}
+    for s in owned:
+        if s.name in names:
+            raise ValueError(f"At least two variables have the same name: {s.name}")
+        names.add(s.name)
     for s in sorted(whole + sliced, key=lambda s: (s.name, s.ref.op.name)):
         if s.ref.op in seen:
             raise ValueError(f"The same saveable will be restored with two names: {s.name} "
@@ -150,7 +172,7 @@ def _saveables(var_list) -> list[_Saveable]:
         if s.spec and s.name in names:
             raise ValueError(f"At least two variables have the same name: {s.name}")
         seen[s.ref.op] = s.name
-    return sorted(whole + sliced, key=lambda s: (s.name, s.ref.op.name))
+    return sorted(whole + sliced + owned, key=lambda s: (s.name, s.ref.op.name))
 
 
 def _all_saveable_objects(scope=None) -> list:
@@ -183,12 +205,18 @@ def _add_restore_ops(filename: Tensor, saveables: list[_Saveable], reshape: bool
     with get_default_graph().device("/device:CPU:0"):
         restored = io_ops.restore_v2(filename, [s.name for s in saveables],
                                      [s.spec for s in saveables], [s.dtype for s in saveables])
-    assigns = []
+    assigns: list = []
+    owned: dict[int, tuple[SaveableObject, dict]] = {}
     for s, value in zip(saveables, restored):
+        if s.owner is not None:
+            owned.setdefault(id(s.owner), (s.owner, {}))[1][s.name] = value
+            continue
         validate = s.ref.shape.is_fully_defined()
         if reshape:
             value, validate = _reshaped(value, s.ref), False
         assigns.append(state_ops.assign(s.ref, value, validate_shape=validate))
+    for owner, values in owned.values():   # NOTE: each gets its specs' tensors, in order
+        assigns.append(owner.restore([values[spec.name] for spec in owner.specs], None))
     return _group(assigns, name)
 
 

@@ -34,3 +34,19 @@ def write(data_dir) -> Path:
         rows = np.concatenate([labels[:, None], images.reshape(RECORDS, -1)], 1)
         (data_dir / name).write_bytes(rows.astype(np.uint8).tobytes())
     return data_dir
+
+
+def write_tarball(data_dir) -> Path:
+    """`data_dir/cifar-10-binary.tar.gz` holding `cifar-10-batches-bin/` with the stand-in files,
+    as the tarball cifar10.maybe_download_and_extract looks for (so nothing downloads)."""
+    import tarfile
+    import tempfile
+
+    data_dir = Path(data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / "cifar-10-binary.tar.gz"
+    with tempfile.TemporaryDirectory() as tmp:
+        bins = write(Path(tmp) / "cifar-10-batches-bin")
+        with tarfile.open(path, "w:gz") as tar:
+            tar.add(bins, arcname="cifar-10-batches-bin")
+    return path

@@ -29,6 +29,7 @@ class PassContext:
     placement: dict[str, str] = field(default_factory=dict)
     disabled: set[str] = field(default_factory=set)
     report: list[tuple[str, str]] = field(default_factory=list)   # (pass, what it did)
+    jit_level: int = 0             # OptimizerOptions.global_jit_level (> 0: auto-clustering)
 
     def note(self, pass_name: str, text: str) -> None:
         self.report.append((pass_name, text))
@@ -45,7 +46,8 @@ PASSES: Registry[str, Pass] = Registry("Optimization pass")
 
 # The run order of the built-in passes (each is master/passes/<name>.py): the one place it
 # is kept. Passes registered by users run after these, in registration order.
-ORDER = ("constant_folding", "arithmetic", "cse", "dependency", "remapper")
+ORDER = ("constant_folding", "arithmetic", "cse", "dependency", "mark_for_compilation",
+         "remapper")
 
 
 def register_pass(name: str, algebra: str):

@@ -9,6 +9,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     conv,
     conv3d,
     creation,
+    ctc,
     dataset,
     dataset_experimental,
     dataset_iterator,
@@ -45,6 +46,7 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     slicing,
     sparse,
     special,
+    special_incomplete,
     stack,
     state,
     stitch,
@@ -53,4 +55,6 @@ from tensorweave.runtime.kernels.cpu import (  # noqa: F401
     summary,
     tensor_array,
     training,
+    unicode,
+    xla_launch,
 )

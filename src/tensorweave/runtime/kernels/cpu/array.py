@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 
-from tensorweave import errors
+from tensorweave import dtypes, errors
 from tensorweave.runtime.kernels.registry import register_kernel, register_simple_kernel
 
 
@@ -47,6 +47,13 @@ for _op in ("PlaceholderWithDefault", "Identity", "StopGradient", "PreventGradie
     register_simple_kernel(_op, _same, forwards_input=True)
 register_simple_kernel("IdentityN", lambda *xs: tuple(xs), forwards_input=True)
 register_simple_kernel("Snapshot", lambda x: np.array(x, copy=True))
+
+
+@register_kernel("GuaranteeConst", forwards_input=True)
+def _guarantee_const(node):
+    if node.attr("T") == dtypes.resource:
+        raise invalid("Input tensor cannot be a resource variable handle.")
+    return _same
 
 
 @register_kernel("CheckNumerics", forwards_input=True)

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from tensorweave import errors, ir
+from tensorweave.runtime.kernels.cpu import parallel
 from tensorweave.runtime.kernels.registry import register_kernel
 from tensorweave.runtime.step import StepContext
 
@@ -73,10 +74,15 @@ class FunctionRunner:
         self._exec = Executor(Plan(ir.GraphDef(nodes=list(fdef.nodes))), step=False)
         self._captured = list(captured)
         self._what = what
+        # NOTE: made inside a step's kernel: the function's kernels keep that session's
+        # threads on the pipeline's own threads too
+        self._intra_op = parallel.current()
 
     def __call__(self, element, index: int) -> tuple:
+        ctx = StepContext(0)
+        ctx.intra_op = self._intra_op
         try:
-            return tuple(self._exec.run(list(element) + self._captured, StepContext(0)))
+            return tuple(self._exec.run(list(element) + self._captured, ctx))
         except errors.OpError as e:
             raise type(e)(e.node_def, e.op, f"Error in {self._what} function at element "
                                             f"{index} of its input: {e.message}") from None

@@ -8,8 +8,8 @@ their inputs when closed. `PrefetchIterator` owns one background thread, stopped
 
 from __future__ import annotations
 
+import collections
 import os
-import queue
 import threading
 
 import numpy as np
@@ -83,30 +83,34 @@ def _shuffle(node):
 
 # -- prefetch ----------------------------------------------------------------------------------
 class PrefetchIterator:
-    """Reads its input on a background thread into a queue of at most `size` elements.
+    """Reads its input on a background thread into a buffer of at most `size` elements.
 
-    Blocking: `__next__` waits for the thread; the thread waits (in short slices, watching
-    the stop flag) when the queue is full. `close()` stops and joins the thread.
+    Blocking: `__next__` waits for the thread, the thread waits while the buffer is full; both
+    sleep on one condition until the other side (or `close()`) wakes them, never polling.
+    `close()` stops the thread (after the element it is reading) and joins it (5 s at most).
     """
 
     _END = object()
 
     def __init__(self, ds, size: int):
-        self._q: queue.Queue = queue.Queue(maxsize=size)
-        self._stop = threading.Event()
+        self._buf: collections.deque = collections.deque()
+        self._size = size
+        self._cond = threading.Condition()
+        self._stopped = False
         self._done = False
         self._thread = threading.Thread(target=self._work, args=(ds,), daemon=True,
                                         name="tw-data-prefetch")
         self._thread.start()
 
     def _put(self, item) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._q.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                continue
-        return False
+        with self._cond:
+            while len(self._buf) >= self._size and not self._stopped:
+                self._cond.wait()
+            if self._stopped:
+                return False
+            self._buf.append(item)
+            self._cond.notify_all()
+            return True
 
     def _work(self, ds) -> None:
         try:
@@ -121,10 +125,18 @@ class PrefetchIterator:
     def __iter__(self):
         return self
 
+    def _take(self):
+        with self._cond:
+            while not self._buf:
+                self._cond.wait()
+            item = self._buf.popleft()
+            self._cond.notify_all()
+            return item
+
     def __next__(self):
         if self._done:
             raise StopIteration
-        item = self._q.get()
+        item = self._take()
         if item is self._END:
             self._done = True
             self.close()
@@ -136,7 +148,9 @@ class PrefetchIterator:
         return item
 
     def close(self) -> None:
-        self._stop.set()
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=5.0)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorweave.runtime.kernels.cpu import segment_rows
 from tensorweave.runtime.kernels.cpu.array import fmt_shape, invalid, out_np
 from tensorweave.runtime.kernels.registry import register_kernel
 
@@ -137,8 +138,9 @@ def _scatter_nd(node):
         upd = updates.reshape((idx.shape[0],) + out_shape[k:])
         if k == 0:
             out += upd.sum(axis=0, dtype=dt)
-        else:
-            np.add.at(out, tuple(idx.T), upd)
+        elif out.size:
+            cells = np.ravel_multi_index(tuple(idx.T), out_shape[:k])
+            segment_rows.add_rows(out.reshape((-1,) + out_shape[k:]), cells, upd)
         return out
 
     return run

@@ -5,10 +5,11 @@ through memory; on the tensors of a training step (several MB, larger than the c
 traffic, not arithmetic, is the cost. These loops do the memory-bound kernels in one pass:
 ReluGrad, bias + activation epilogues, ApplyAdam, max pooling and its gradient, the patch
 matrix of a convolution and its adjoint, a direct convolution for inputs with few channels,
-and batch normalization (one pass for its statistics, summed in float64, one to apply).
-GEMMs stay with numpy's BLAS. In pool mode (`parallel.pool_mode`) the loops over a big
-batch's images (or a big ReluGrad's or batch norm's rows) are shared out to the kernel
-threads.
+batch normalization (one pass for its statistics, summed in float64, one to apply), row
+scatters (ScatterAdd/Sub, segment sums) and sparse softmax cross entropy (row by row in
+cache, exp by a vectorized polynomial: not bit for bit numpy's, ~2e-7 relative). GEMMs
+stay with numpy's BLAS. In pool mode (`parallel.pool_mode`) the loops over a big batch's
+images (or a big ReluGrad's or batch norm's rows) are shared out to the kernel threads.
 
 Callers check `usable(*arrays)` (the module built, all arrays float32 and C-contiguous) and
 fall back to their numpy code otherwise; every loop computes what that numpy code computes
@@ -84,6 +85,27 @@ def adam(var, m, v, g, alpha, one_minus_beta1, one_minus_beta2, beta1, epsilon,
     """ApplyAdam in place on var, m, v (same size as g); scalars as `_adam_scalars` gives."""
     _native.adam(var, m, v, g, g.size, float(alpha), float(one_minus_beta1),
                  float(one_minus_beta2), float(beta1), float(epsilon), bool(nesterov))
+
+
+def scatter_rows(params, indices, updates, rows: int, cols: int, subtract: bool,
+                 wide: bool) -> None:
+    """params[indices[i]] += updates[i] (-= when `subtract`) in order: params (rows, cols),
+    indices (n,) int64, updates (n, cols), all C-contiguous, float64 when `wide` else
+    float32. ValueError (nothing written) for an index outside [0, rows)."""
+    _native.scatter_rows(params, indices, updates, rows, cols, indices.size, subtract, wide)
+
+
+def sparse_xent(logits: np.ndarray, labels: np.ndarray) -> tuple:
+    """SparseSoftmaxCrossEntropyWithLogits of (rows, cols) float32 logits and (rows,) labels
+    in [0, cols) (checked by the caller; ValueError otherwise): (loss, backprop), each row's
+    three passes in cache, exp by a vectorized polynomial (~2e-7 relative, as Eigen's), sums
+    in float64. Rows are shared out in pool mode."""
+    rows, cols = logits.shape
+    loss, back = np.empty(rows, _F32), np.empty_like(logits)
+    idx = np.ascontiguousarray(labels, np.int64)
+    parallel.spread(rows, lambda lo, hi: _native.sparse_xent(
+        logits[lo:hi], idx[lo:hi], loss[lo:hi], back[lo:hi], hi - lo, cols), logits.size)
+    return loss, back
 
 
 # -- batch normalization ----------------------------------------------------------------------

@@ -308,6 +308,9 @@ def _sparse_softmax_xent(node):
             raise _invalid(f"Received a label value of {labels[bad][0]} which is outside the "
                            f"valid range of [0, {depth}).  Label values: "
                            f"{' '.join(str(v) for v in labels.tolist())}")
+        if native.usable(logits) and logits.size:
+            loss, backprop = native.sparse_xent(logits, labels)
+            return loss.astype(dt, copy=False), backprop.astype(dt, copy=False)
         shifted, log_norm = _log_softmax_parts(logits)
         rows = np.arange(labels.shape[0])
         loss = log_norm[:, 0] - shifted[rows, labels]

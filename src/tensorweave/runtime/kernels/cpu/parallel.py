@@ -16,8 +16,15 @@ block exactly once before `for_blocks` returns (or raises the first exception of
 Worker index `w` lets callers keep per-thread scratch buffers. Thread-safe; nested calls, and
 calls while another thread's call has the crew, run on their own thread. Blocks run under
 the caller's numpy error state (np.errstate). The kernels use every CPU of the process (up
-to 8, affinity and cgroup CPU quota counted: `cpus.py`; `set_num_threads`, or TF's
-`ConfigProto.intra_op_parallelism_threads`).
+to 8, affinity and cgroup CPU quota counted: `cpus.py`).
+
+Whose threads. The threads a kernel may use belong to an `IntraOpPool` (its size, the caller
+included, and its crew). A session with `ConfigProto.intra_op_parallelism_threads = n > 0`
+owns one of n threads (`runtime/threads.py`); its steps carry it in the `StepContext`, and the
+executor makes it the calling thread's *current* pool for the step (`enter` / `leave`, and
+`run_in` for a node handed to an inter-op thread), so two sessions in one process each get
+theirs. Kernels run outside any such step (tests, a session with intra = 0) use the process
+default (`set_num_threads`).
 
 Pool mode. OpenBLAS's worker threads busy-wait for ~0.1 s after every threaded GEMM, so a
 thread of ours started in that time shares its core with a spinner (measured on the 2-core
@@ -26,14 +33,16 @@ CNN's split convolutions made that step 15-50% slower), and so does any other pr
 one busy neighbour on the 2-core machine, the 64-256-256-10 MLP step took 3-30 ms with
 BLAS's threads and 1.0-1.1 ms with one BLAS thread (TensorFlow beside it: 1.0-1.3 ms). So a
 step with GEMMs or convolutions runs in pool mode (the executor calls `set_pool_mode` as it
-starts): BLAS on one thread, and the kernels split their work over the crew, whose threads
+starts): BLAS on one thread, and the kernels split their work over the current pool's crew,
+whose threads
 block, never spin: `matmul` (GEMMs worth splitting), the convolutions a group of images per
 task (each core builds its patch matrix in its own cache and multiplies it there), the
 pooling and batch-norm loops. On a quiet machine this costs the small-GEMM MLP step ~25%
 against BLAS's own threads (it stays well under TensorFlow's time) and gains the CNN step
 20-45%. Steps without GEMMs or convolutions (queue runners' enqueues, initializers) leave
-the mode as it is. `set_num_threads(1)` switches threads off: kernels run on the caller's
-thread and BLAS keeps its own thread count. A process that never enters pool mode keeps
+the mode as it is. BLAS's thread count is one setting for the whole process, so the mode is
+too; a pool of one thread splits nothing and its GEMMs run on BLAS's one thread (TF's
+meaning of intra_op_parallelism_threads = 1). A process that never enters pool mode keeps
 numpy's BLAS as it was.
 """
 
@@ -57,30 +66,83 @@ MIN_SPLIT_FLOPS = 1 << 25  # a GEMM below this (~0.3 ms on one core), whose oper
                            # < MIN_PARALLEL elements too, is not split
 
 _lock = threading.Lock()
-_crew: Crew | None = None
 _local = threading.local()
 
-
+_forks = [0]            # forks this process went through (as a child)
+MAX_THREADS = 64        # an explicit setting beyond this is capped
 DEFAULT_THREADS = min(cpu_count(), 8)
-_threads: int = DEFAULT_THREADS
+
+
+class IntraOpPool:
+    """`size` threads (the caller included) for the kernels of the steps that use this pool:
+    a crew of size - 1 helpers, started on first use. Thread-safe; one kernel call at a time
+    owns the crew (a concurrent one runs on its own thread)."""
+
+    def __init__(self, size: int):
+        self.size = max(1, min(int(size), MAX_THREADS))
+        self._crew: Crew | None = None
+        self._forks = _forks[0]     # a crew started before a fork has no threads after it
+        self._lock = threading.Lock()
+
+    def crew(self) -> Crew:
+        with self._lock:
+            if self._crew is None or self._crew.retired or self._forks != _forks[0]:
+                self._crew = Crew(self.size - 1, _mark_worker)
+                self._forks = _forks[0]
+            return self._crew
+
+    def close(self) -> None:
+        """Ends the helpers once a running call is done (a later call starts new ones)."""
+        with self._lock:
+            old, self._crew = self._crew, None
+        if old is not None:
+            old.stop()
+
+    def __repr__(self) -> str:
+        return f"<IntraOpPool {self.size} threads>"
+
+
+_default = IntraOpPool(DEFAULT_THREADS)
+
+
+def current() -> IntraOpPool:
+    """The pool of the step running on this thread (the process default outside steps)."""
+    return getattr(_local, "pool", None) or _default
+
+
+def enter(pool: IntraOpPool | None) -> IntraOpPool | None:
+    """Makes `pool` this thread's current pool (None: the process default); returns the
+    previous one, for `leave`."""
+    prev = getattr(_local, "pool", None)
+    _local.pool = pool
+    return prev
+
+
+def leave(prev: IntraOpPool | None) -> None:
+    _local.pool = prev
+
+
+def run_in(pool: IntraOpPool | None, fn, *args):
+    """fn(*args) with `pool` current on this thread (an inter-op thread running a node)."""
+    prev = enter(pool)
+    try:
+        return fn(*args)
+    finally:
+        leave(prev)
 
 
 def num_threads() -> int:
-    """Threads (the caller included) that `for_blocks` uses for a big range."""
-    return _threads
+    """Threads (the caller included) that `for_blocks` uses for a big range, now, here."""
+    return current().size
 
 
 def set_num_threads(n: int) -> None:
-    """Uses `n` threads, the caller included (capped at 8); n <= 0 restores the default (the
-    CPU count). A crew of n - 1 helper threads starts on first use; the previous one ends.
-    n == 1 gives BLAS its own thread count back (see the module docstring)."""
-    global _threads, _crew
+    """Gives the process default pool `n` threads, the caller included (capped at 8);
+    n <= 0 restores the default (the CPU count). The previous default's helpers end."""
+    global _default
     with _lock:
-        old, _crew = _crew, None
-        _threads = min(n, 8) if n > 0 else DEFAULT_THREADS
-        _apply_blas_threads()
-    if old is not None:
-        old.stop()
+        old, _default = _default, IntraOpPool(min(n, 8) if n > 0 else DEFAULT_THREADS)
+    old.close()
 
 
 # -- pool mode: who threads the GEMMs ----------------------------------------------------------
@@ -111,7 +173,7 @@ def set_pool_mode(on: bool) -> None:
 def pool_mode() -> bool:
     """Whether a kernel called now should split its GEMMs (and its big memory-bound loops)
     over the pool: in pool mode no BLAS thread spins on the other cores."""
-    return _pool_mode and _threads > 1 and not getattr(_local, "worker", False)
+    return _pool_mode and num_threads() > 1 and not getattr(_local, "worker", False)
 
 
 def spread(n: int, fn: Callable[[int, int], None], size: int | None = None) -> None:
@@ -125,7 +187,8 @@ def spread(n: int, fn: Callable[[int, int], None], size: int | None = None) -> N
 
 
 def _apply_blas_threads() -> None:
-    """(Under _lock.) One BLAS thread in pool mode; BLAS's own count otherwise."""
+    """(Under _lock.) One BLAS thread in pool mode, whatever the pools' sizes; BLAS's own
+    count otherwise."""
     if not _blas and not _blas_own:
         if not _pool_mode:
             return
@@ -135,7 +198,7 @@ def _apply_blas_threads() -> None:
                      .lib_controllers)
         _blas_own.extend(c.num_threads for c in _blas)
     for c, own in zip(_blas, _blas_own):
-        c.set_num_threads(1 if _pool_mode and _threads > 1 else own)
+        c.set_num_threads(1 if _pool_mode else own)
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -162,21 +225,12 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return y
 
 
-def _get_crew() -> Crew:
-    global _crew
-    with _lock:
-        if _crew is None or _crew.retired:
-            _crew = Crew(num_threads() - 1, _mark_worker)
-        return _crew
-
-
 def _mark_worker() -> None:
     _local.worker = True
 
 
 def _after_fork() -> None:
-    global _crew
-    _crew = None  # the parent's threads do not exist in the child
+    _forks[0] += 1  # NOTE: the parent's crews' threads do not exist in the child
 
 
 if hasattr(os, "register_at_fork"):
@@ -216,7 +270,7 @@ def _parallel(n: int, fn, block: int) -> None:
     # NOTE: a helper that wakes after the caller took the last block finds none and
     # returns, so the caller waits for blocks being computed plus one wake-up, never for
     # other kernels' work (a crew owned by another call means the caller does it all).
-    if not _get_crew().run(work, lambda: work(0)):
+    if not current().crew().run(work, lambda: work(0)):
         work(0)
     if failed:
         raise failed[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave import dtypes, errors
+from tensorweave.runtime.kernels.cpu import segment_rows
 from tensorweave.runtime.kernels.registry import register_kernel
 
 
@@ -241,7 +242,10 @@ def _scatter(kind: str, dt: np.dtype, rows: int, ids: np.ndarray, data: np.ndarr
     if flat_ids.size and flat_ids.min() < 0:
         keep = flat_ids >= 0
         flat_ids, flat = flat_ids[keep], flat[keep]
-    _SEGMENT_UFUNCS[kind].at(out, flat_ids, flat)
+    if kind in ("Sum", "Mean"):
+        segment_rows.add_rows(out, flat_ids, flat)
+    else:
+        _SEGMENT_UFUNCS[kind].at(out, flat_ids, flat)
     return out
 
 

@@ -83,7 +83,8 @@ def _split(node):
         if size % n:
             raise invalid(f"Number of ways to split should evenly divide the split dimension, "
                           f"but got split_dim {axis} (size = {size}) and num_split {n}")
-        return tuple(np.split(x, n, axis=axis)) if n > 1 else (x,)
+        # NOTE: one output is returned as itself (the executor does not unpack it)
+        return tuple(np.split(x, n, axis=axis)) if n > 1 else x
 
     return run
 
@@ -100,7 +101,8 @@ def _split_v(node):
                           f"{axis}")
         axis %= rank
         sizes = _split_sizes(size_splits.tolist(), np.shape(x)[axis], n)
-        return tuple(np.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+        parts = tuple(np.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+        return parts if n > 1 else parts[0]
 
     return run
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorweave.runtime.kernels.cpu import segment_rows
 from tensorweave.runtime.kernels.cpu.array import invalid, out_np
 from tensorweave.runtime.kernels.registry import register_kernel
 
@@ -50,7 +51,7 @@ def sparse_segment(kind: str, data, indices, segment_ids, rows=None) -> np.ndarr
     _check_segments(data, indices, segment_ids, rows)
     calc = np.float32 if data.dtype in (np.float16,) or data.dtype.kind == "V" else data.dtype
     out = np.zeros((rows,) + data.shape[1:], calc)
-    np.add.at(out, segment_ids, data[indices].astype(calc))
+    segment_rows.add_rows(out, segment_ids, data[indices].astype(calc, copy=False))
     if kind != "Sum":
         counts = np.bincount(segment_ids, minlength=rows)
         out /= _segment_scale(kind, counts, calc).reshape((rows,) + (1,) * (data.ndim - 1))
@@ -96,7 +97,7 @@ def _segment_grad_kernel(kind: str):
             scale = _segment_scale(kind, counts, grad.dtype)
             rows = grad / scale.reshape((-1,) + (1,) * (grad.ndim - 1))
             out = np.zeros((n,) + grad.shape[1:], grad.dtype)
-            np.add.at(out, indices, rows[segment_ids])
+            segment_rows.add_rows(out, indices, rows[segment_ids])
             return out
 
         return run

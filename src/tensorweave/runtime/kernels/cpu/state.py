@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.runtime.kernels.cpu import segment_rows
 from tensorweave.runtime.kernels.registry import register_kernel
 from tensorweave.runtime.resources import Ref
 
@@ -202,6 +203,8 @@ def _scatter(op_type: str):
                 elif int_div:
                     _scatter_int_div(params, np.reshape(indices, -1),
                                      np.reshape(upd, (-1,) + params.shape[1:]))
+                elif ufunc in (np.add, np.subtract):
+                    segment_rows.add_rows(params, indices, upd, ufunc is np.subtract)
                 else:
                     ufunc.at(params, indices, upd)
             return ref
@@ -228,6 +231,8 @@ def _scatter_nd(ufunc):
                 index = _nd_index(params, np.asarray(indices), np.shape(updates))
                 if ufunc is None:
                     params[index] = updates
+                elif index and params.flags.c_contiguous and params.size:
+                    _scatter_nd_rows(params, index, updates, ufunc is np.subtract)
                 else:
                     ufunc.at(params, index, updates)
             return ref
@@ -235,6 +240,15 @@ def _scatter_nd(ufunc):
         return run
 
     return factory
+
+
+def _scatter_nd_rows(params, index: tuple, updates, subtract: bool) -> None:
+    """ScatterNdAdd/Sub as a row scatter over params viewed as (cells, slice...)."""
+    depth = len(index)
+    cells = np.ravel_multi_index(index, params.shape[:depth]).reshape(-1)
+    rows = params.reshape((-1,) + params.shape[depth:])
+    segment_rows.add_rows(rows, cells, np.reshape(updates, cells.shape + params.shape[depth:]),
+                          subtract)
 
 
 def _nd_index(params, indices, updates_shape) -> tuple:

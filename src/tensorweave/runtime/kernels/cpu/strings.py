@@ -75,13 +75,21 @@ def _string_split_v2(node):
     return run
 
 
+def _char_starts(s: bytes) -> list[int]:
+    """Where TF's UTF8_CHAR unit sees characters begin: every byte that is not a UTF-8
+    continuation byte (0b10xxxxxx), so invalid bytes count one character each."""
+    return [i for i, b in enumerate(s) if b & 0xC0 != 0x80]
+
+
 def _utf8_slice(s: bytes, pos: int, length: int, index) -> bytes:
-    text = s.decode("utf-8")
-    n = len(text)
+    starts = _char_starts(s)
+    n = len(starts)
     start = pos + n if pos < 0 else pos
     if not 0 <= start <= n:
         raise invalid(f"pos {pos} out of range for string at index {index}")
-    return text[start:start + max(length, 0)].encode("utf-8")
+    end = min(start + max(length, 0), n)
+    bounds = starts + [len(s)]
+    return s[bounds[start]:bounds[end]]
 
 
 @register_kernel("Substr")
@@ -260,7 +268,7 @@ def _string_length(node):
         out = np.zeros(arr.shape, np.int32)
         for index in np.ndindex(arr.shape):
             s = _bytes(arr[index])
-            out[index] = len(s.decode("utf-8")) if utf8 else len(s)
+            out[index] = len(_char_starts(s)) if utf8 else len(s)
         return out
 
     return run

@@ -7,7 +7,8 @@ place with `out=` numpy calls and returns the variable's Ref. Scalars (lr, beta1
 promoted to float64. Temporaries come from a per-kernel `_Scratch`, only used under the lock.
 
 Sparse kernels (`SparseApply*`) gather the named rows, run the update on them and scatter them
-back; with duplicate indices they apply the rows one at a time, as TF's sequential loop does.
+back; with duplicate indices each row gets its updates in index order, as from TF's
+sequential loop (in waves of distinct rows).
 Formulas follow tensorflow/core/kernels/training_ops.cc (the sparse variants have their own
 operation order, kept here). Complex dtypes are supported like TF's CPU kernels; integer
 dtypes have no kernel.
@@ -456,17 +457,30 @@ def _sparse(op: str, refs: tuple, scalars: tuple, fn: Callable, after: tuple = (
 
 
 def _update_rows(fn, arrays, s, grad, indices, scratch, f) -> None:
-    """Applies `fn` to rows `indices` of every array (sequentially when indices repeat)."""
-    if indices.size == 0:
-        return
-    if np.unique(indices).size == indices.size:
-        rows = [a[indices] for a in arrays]
-        fn(rows, s, grad, scratch, f)
+    """Applies `fn` to rows `indices` of every array, as TF's sequential loop does when
+    indices repeat: in waves of distinct rows (each row's first occurrence, then its
+    second, ...), so each row sees its updates in index order and rows stay independent."""
+    for wave in _waves(indices.reshape(-1)):
+        at = indices[wave]
+        rows = [a[at] for a in arrays]
+        fn(rows, s, grad[wave], scratch, f)
         for a, r in zip(arrays, rows):
-            a[indices] = r
-        return
-    for i, j in enumerate(indices.tolist()):
-        fn([a[j:j + 1] for a in arrays], s, grad[i:i + 1], scratch, f)
+            a[at] = r
+
+
+def _waves(indices: np.ndarray) -> list:
+    """Positions of `indices` grouped by occurrence rank: [all first occurrences, all second
+    occurrences, ...], each group in index order; one slice when all are distinct."""
+    n = indices.size
+    if n == 0:
+        return []
+    order = np.argsort(indices, kind="stable")
+    ordered = indices[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    if starts.size == n:
+        return [slice(None)]
+    rank = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+    return [np.sort(order[rank == r]) for r in range(int(rank.max()) + 1)]
 
 
 _dense("ApplyGradientDescent", ("var",), ("alpha",), _gradient_descent)

@@ -3,11 +3,15 @@
 
 #include "native.h"
 
-/* ReluGrad: g * (x > 0), the product as TF writes it (an inf or nan g where x <= 0 stays nan). */
+/* ReluGrad: g * (x > 0), the product as TF writes it (an inf or nan g where x <= 0 stays nan).
+ * NOTE: the mask is a float and the product unconditional; written as a choice, GCC keeps a
+ * branch (it may not speculate a trapping multiply), mispredicted on every other element. */
 TW_CLONES
 void tw_relu_grad(const float *g, const float *x, float *out, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-        out[i] = g[i] * (x[i] > 0.0f ? 1.0f : 0.0f);
+    for (int64_t i = 0; i < n; i++) {
+        float mask = (float)(x[i] > 0.0f);
+        out[i] = g[i] * mask;
+    }
 }
 
 /* numpy's maximum/minimum against a constant: nan propagates, ties keep the left value. */

@@ -1,6 +1,7 @@
 /* tensorweave.runtime.kernels.cpu._native: the Python face of the compiled helpers.
  *
- * Each function takes numpy arrays (any object exporting a C-contiguous float32 buffer),
+ * Each function takes numpy arrays (any object exporting a C-contiguous float32 buffer;
+ * scatter_rows also float64 values; int64 indices and labels),
  * checks every buffer's length against the dimensions it is given (so no call can read or
  * write outside a buffer, whatever a graph from the network says), releases the GIL and runs
  * one loop of native.h. Outputs are written into arrays the caller allocated. Errors:
@@ -26,12 +27,19 @@ static void release(bufs *b) {
     b->count = 0;
 }
 
-/* Whether v holds native numbers of format `code` ("f": float32, "d": float64). */
+/* Whether v holds native numbers of format `code` ("f": float32, "d": float64, "q": int64,
+ * which numpy spells "l" on LP64 machines). */
 static int is_format(const Py_buffer *v, const char *code) {
     const char *f = v->format ? v->format : "B";
     if (f[0] == '<' || f[0] == '=' || f[0] == '@')
         f++;
+    if (code[0] == 'q')
+        return v->itemsize == 8 && (strcmp(f, "q") == 0 || strcmp(f, "l") == 0);
     return v->itemsize == (code[0] == 'd' ? 8 : 4) && strcmp(f, code) == 0;
+}
+
+static const char *format_name(const char *code) {
+    return code[0] == 'd' ? "float64" : code[0] == 'q' ? "int64" : "float32";
 }
 
 /* Borrows obj's buffer (writable if asked) of exactly `count` numbers of format `code`;
@@ -47,8 +55,7 @@ static int take_as(bufs *b, PyObject *obj, int64_t count, int writable, int opti
         return -1;
     b->count++;
     if (!is_format(v, code)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a %s buffer", name,
-                     code[0] == 'd' ? "float64" : "float32");
+        PyErr_Format(PyExc_TypeError, "%s: expected a %s buffer", name, format_name(code));
         return -1;
     }
     if (count < 0 || v->len != (Py_ssize_t)count * v->itemsize) {
@@ -362,6 +369,56 @@ static PyObject *py_bn_backward(PyObject *self, PyObject *args) {
     return done(&b, 0);
 }
 
+static PyObject *py_scatter_rows(PyObject *self, PyObject *args) {
+    PyObject *op, *oi, *ou;
+    long long rows, cols, n;
+    int subtract, wide, status;
+    void *params, *idx, *upd;
+    bufs b = {.count = 0};
+    if (!PyArg_ParseTuple(args, "OOOLLLpp", &op, &oi, &ou, &rows, &cols, &n, &subtract, &wide))
+        return NULL;
+    const char *code = wide ? "d" : "f";
+    if (take_as(&b, op, matrix_size(rows, cols), 1, 0, "scatter_rows params", &params, code) ||
+        take_as(&b, oi, n, 0, 0, "scatter_rows indices", &idx, "q") ||
+        take_as(&b, ou, matrix_size(n, cols), 0, 0, "scatter_rows updates", &upd, code))
+        return fail(&b);
+    Py_BEGIN_ALLOW_THREADS
+    status = wide ? tw_scatter_rows_f64(params, rows, cols, idx, n, upd, subtract)
+                  : tw_scatter_rows_f32(params, rows, cols, idx, n, upd, subtract);
+    Py_END_ALLOW_THREADS
+    release(&b);
+    if (status < 0) {
+        PyErr_SetString(PyExc_ValueError, "scatter_rows: an index is outside [0, rows)");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_sparse_xent(PyObject *self, PyObject *args) {
+    PyObject *ox, *ol, *oloss, *og;
+    long long rows, cols;
+    void *x, *labels, *loss, *g;
+    int status;
+    bufs b = {.count = 0};
+    if (!PyArg_ParseTuple(args, "OOOOLL", &ox, &ol, &oloss, &og, &rows, &cols))
+        return NULL;
+    int64_t n = matrix_size(rows, cols);
+    if (take(&b, ox, n, 0, 0, "sparse_xent logits", &x) ||
+        take_as(&b, ol, rows, 0, 0, "sparse_xent labels", &labels, "q") ||
+        take(&b, oloss, rows, 1, 0, "sparse_xent loss", &loss) ||
+        take(&b, og, n, 1, 0, "sparse_xent backprop", &g))
+        return fail(&b);
+    Py_BEGIN_ALLOW_THREADS
+    status = tw_sparse_xent(x, labels, rows, cols, loss, g);
+    Py_END_ALLOW_THREADS
+    release(&b);
+    if (status < 0) {
+        PyErr_SetString(PyExc_ValueError, "sparse_xent: a label is outside [0, cols)");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"relu_grad", py_relu_grad, METH_VARARGS, "relu_grad(g, x, out, n): out = g * (x > 0)"},
     {"bias_act", py_bias_act, METH_VARARGS,
@@ -383,6 +440,12 @@ static PyMethodDef methods[] = {
      "bn_forward(x, y, params[mean, k, offset], rows, cols): y = (x - mean) * k + offset"},
     {"bn_backward", py_bn_backward, METH_VARARGS,
      "bn_backward(dy, x, dx, params[mean, inv, a, b, c], rows, cols)"},
+    {"scatter_rows", py_scatter_rows, METH_VARARGS,
+     "scatter_rows(params, indices, updates, rows, cols, n, subtract, float64): "
+     "params[indices[i]] +=/-= updates[i] in order"},
+    {"sparse_xent", py_sparse_xent, METH_VARARGS,
+     "sparse_xent(logits, labels, loss, backprop, rows, cols): "
+     "SparseSoftmaxCrossEntropyWithLogits"},
     {NULL, NULL, 0, NULL},
 };
 

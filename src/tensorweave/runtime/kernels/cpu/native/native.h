@@ -1,6 +1,7 @@
 /* tensorweave's compiled CPU helpers: float32 loops that numpy would run as several passes
- * over memory. Every function here works on C-contiguous float32 buffers whose sizes the
- * module (module.c) has checked against the dimensions; none of them touches Python objects,
+ * over memory. Every function here works on C-contiguous float32 buffers (the scatters also
+ * float64, with int64 indices) whose sizes the module (module.c) has checked against the
+ * dimensions; none of them touches Python objects,
  * so they run with the GIL released. Those that need scratch memory return -1 when they
  * cannot get it (and 0 otherwise).
  */
@@ -63,6 +64,16 @@ void tw_bn_backward(const float *dy, const float *x, float *dx, int64_t rows, in
 void tw_max_pool(const float *x, float *y, const tw_window *win);
 int tw_max_pool_grad(const float *x, const float *y, const float *dy, float *dx,
                      const float *relu_of, const tw_window *win);
+
+/* scatter.c: -1 (and nothing written) when an index is outside [0, rows) */
+int tw_scatter_rows_f32(float *params, int64_t rows, int64_t cols, const int64_t *idx,
+                        int64_t n, const float *upd, int subtract);
+int tw_scatter_rows_f64(double *params, int64_t rows, int64_t cols, const int64_t *idx,
+                        int64_t n, const double *upd, int subtract);
+
+/* softmax.c: -1 (and nothing written) when a label is outside [0, cols) */
+int tw_sparse_xent(const float *logits, const int64_t *labels, int64_t rows, int64_t cols,
+                   float *loss, float *backprop);
 
 /* conv.c */
 void tw_im2col(const float *x, float *cols, const tw_window *win);

@@ -1,0 +1,3 @@
+"""`tf.autograph.experimental`."""
+
+from tensorweave.framework.autograph import do_not_convert  # noqa: F401
