@@ -533,24 +533,15 @@ def static_frames(plan: Plan) -> tuple[dict[int, str], dict[str, str | None]]:
                     by_index[dst].node, None,
                     f"The node '{by_index[dst].name}' has inputs from different frames. The "
                     f"input '{by_index[via[dst]].name}' is in frame '{have}'. The input "
-                    f"'{item.name}' is in frame '{out_f}'.{_split_hint(plan)}")
+                    f"'{item.name}' is in frame '{out_f}'.")
     if outside:
         item = outside[0]
         raise errors.InvalidArgumentError(
             item.node, None, f"{item.op} node '{item.name}' is not inside a loop frame (no "
-                             f"Enter leads to it){_split_hint(plan)}")
+                             f"Enter leads to it)")
     for it in plan.items:
         frame_of.setdefault(it.index, "")
     return frame_of, parent_of
-
-
-def _split_hint(plan: Plan) -> str:
-    """What to do when a loop was split over devices (a partition that sends or receives)."""
-    if not any(it.op in ("_Send", "_Recv") for it in plan.items):
-        return ""
-    return (". This partition exchanges tensors with other devices: tensorweave runs each "
-            "tf.while_loop on one device, so place all of a loop's ops on one device "
-            "(its variables may live elsewhere)")
 
 
 def _check_feeds_and_fetches(plan: Plan, frame_of) -> None:
