@@ -244,7 +244,7 @@ class _Step:
                 i, its, dead = self._arrived_recv()
             else:
                 i, its, dead = popleft()
-                if is_recv[i] and not dead:
+                if is_recv[i]:
                     # NOTE: receive only when nothing else can run, and then whichever tensor
                     # arrives first: a receive run inline could wait on a peer that waits for
                     # a send this partition has not made yet
@@ -374,7 +374,9 @@ class _Step:
             self._transfer(i, its)
 
     def _transfer(self, i, its) -> None:
-        """_Send/_Recv run even when dead: they pass deadness (DEAD inputs) along."""
+        """_Send/_Recv run even when dead: they pass deadness (DEAD inputs) along. A dead
+        transfer (a dead input sent, a dead tensor received) is a dead node: its control
+        edges, too, carry deadness (a pop in a gradient loop's last iteration waits on one)."""
         r = self.r
         s = r.start[i]
         vals = its.inputs[s:s + r.nin[i]]
@@ -386,7 +388,10 @@ class _Step:
             out = r.fn[i](self.ctx, *vals)
         else:
             out = r.fn[i](*vals)
-        self._activate(i, (out,) if r.nout[i] == 1 else out, False, its)
+        if r.nout[i] == 1:
+            self._activate(i, (out,), out is DEAD, its)
+        else:
+            self._activate(i, out, any(v is DEAD for v in vals), its)
 
     def _retval(self, i, v) -> None:
         idx = self.r.attr[i]
