@@ -167,3 +167,38 @@ def test_a_failing_op_in_the_split_body_names_its_node_without_hanging():
         with pytest.raises(tf.errors.InvalidArgumentError, match="numerics_in_loop"):
             s.run(out)
         assert time.monotonic() - t < 10
+
+
+def test_an_inner_loop_wholly_on_the_other_device_one_iteration_at_a_time():
+    """The outer frame is split (its body enters a loop that lives on /cpu:1);
+    parallel_iterations=1 runs the iterations strictly one after another."""
+    def build(dev):
+        def outer(i, t):
+            def inner(j, u):
+                with tf.device(dev):
+                    return j + 1, u + 1.0
+            with tf.device(dev):
+                r = tf.while_loop(lambda j, u: j < i, inner, [0, t])[1]
+            return i + 1, r * 0.5
+        return tf.while_loop(lambda i, t: i < 4, outer, [0, tf.constant(1.0)],
+                             parallel_iterations=1)[1], None
+    _same(build)
+    assert _run(build, True) == 2.1875
+
+
+def test_a_split_loop_on_the_untaken_branch_of_a_cond():
+    """The leader's loop is dead; the follower's control loop sees a dead predicate and
+    stops after one iteration instead of waiting."""
+    g = tf.Graph()
+    with g.as_default():
+        p = tf.placeholder(tf.bool, [])
+
+        def loop():
+            def body(i, x):
+                with tf.device("/cpu:1"):
+                    return i + 1, x * 2.0
+            return tf.while_loop(lambda i, x: i < 3, body, [0, tf.constant(1.0)])[1]
+        out = tf.cond(p, loop, lambda: tf.constant(-1.0))
+    with tf.Session(graph=g, config=tf.ConfigProto(**_TWO)) as s:
+        assert s.run(out, {p: True}) == 8.0
+        assert s.run(out, {p: False}) == -1.0

@@ -168,9 +168,9 @@ class ControlLoops:
         Raises: InvalidArgumentError when the frame has no LoopCond (TF: "A cross-device
           loop must have a pivot predicate").
         """
-        merge = self.merges.get((frame, dev))
-        if merge is not None:
-            return merge
+        known = self.merges.get((frame, dev))
+        if known is not None:
+            return known
         cond = self.frames.loop_cond.get(frame)
         if cond is None:
             raise errors.InvalidArgumentError(
