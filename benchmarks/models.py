@@ -9,7 +9,9 @@ timed steps after warm-up steps):
 - keras_fit_cnn_b64_step_ms: `model.fit` of a tf.keras digits CNN (examples/keras_digits.py's
   model), per batch of 64, over three epochs after one warm-up epoch;
 - word2vec_nce_{10k,50k,200k}_ms: skip-gram with NCE (64 negatives) on a V x 128 embedding,
-  batch 128, SGD: the step should not grow with V (sparse updates).
+  batch 128, SGD: the step should not grow with V (sparse updates);
+- while_counter_10k_us_per_iteration: a tf.while_loop counting to 10,000, per iteration
+  (microseconds, not milliseconds).
 `--only NAME[,NAME]` runs some of them (keys' prefixes).
 """
 
@@ -146,6 +148,16 @@ def word2vec(vocab: int) -> float:
         return _timed(sess, train, feed, 5, 20)
 
 
+# -- while loop ----------------------------------------------------------------------------------
+def while_counter() -> float:
+    """Microseconds per iteration of `i = 0; while i < n: i += 1` at n = 10,000: the
+    interpreter's cost of an iteration (tests/runtime/test_dataflow.py counts its calls)."""
+    n = tf.placeholder(tf.int32, [])
+    out = tf.while_loop(lambda i: i < n, lambda i: i + 1, [tf.constant(0)])
+    with tf.Session() as sess:
+        return round(_timed(sess, out, {n: 10_000}, 1, 3) / 10_000 * 1e3, 3)
+
+
 def keras_fit_cnn() -> float:
     from sklearn.datasets import load_digits
 
@@ -172,6 +184,7 @@ MODELS = {
     "lstm_ptb_small_step_ms": lstm_ptb_small,
     "cnn_infer_b1_ms": cnn_infer_b1,
     "keras_fit_cnn_b64_step_ms": keras_fit_cnn,
+    "while_counter_10k_us_per_iteration": while_counter,
     **{f"word2vec_nce_{v // 1000}k_step_ms": (lambda v=v: word2vec(v))
        for v in (10_000, 50_000, 200_000)},
 }
