@@ -16,20 +16,16 @@ timed steps after warm-up steps):
 """
 
 import json
-import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-if "--tensorflow" in sys.argv:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-    import tensorflow.compat.v1 as tf
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import graphs  # noqa: E402
 
-    tf.disable_v2_behavior()
-else:
-    import tensorweave as tf
+tf = graphs.framework("--tensorflow" in sys.argv)
 
 
 def _timed(sess, fetches, feed, warmup: int, steps: int) -> float:
@@ -86,43 +82,16 @@ def resnet20() -> float:
 
 # -- LSTM language model -------------------------------------------------------------------------
 def lstm_ptb_small() -> float:
-    vocab, hidden, steps, batch = 10000, 200, 20, 20
-    inputs = tf.placeholder(tf.int32, [batch, steps])
-    targets = tf.placeholder(tf.int32, [batch, steps])
-    init = tf.random_uniform_initializer(-0.1, 0.1)
-    with tf.variable_scope("model", initializer=init):
-        embedding = tf.get_variable("embedding", [vocab, hidden])
-        emb = tf.nn.embedding_lookup(embedding, inputs)
-        cell = tf.nn.rnn_cell.MultiRNNCell(
-            [tf.nn.rnn_cell.BasicLSTMCell(hidden, forget_bias=0.0) for _ in range(2)])
-        state = cell.zero_state(batch, tf.float32)
-        outputs, _ = tf.nn.dynamic_rnn(cell, emb, initial_state=state)
-        flat = tf.reshape(outputs, [-1, hidden])
-        w = tf.get_variable("softmax_w", [hidden, vocab])
-        b = tf.get_variable("softmax_b", [vocab])
-        logits = tf.matmul(flat, w) + b
-        loss = tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(
-            labels=tf.reshape(targets, [-1]), logits=logits)) / batch
-    params = tf.trainable_variables()
-    grads, _ = tf.clip_by_global_norm(tf.gradients(loss, params), 5.0)
-    train = tf.train.GradientDescentOptimizer(1.0).apply_gradients(zip(grads, params))
-    rng = np.random.default_rng(0)
-    feed = {inputs: rng.integers(0, vocab, (batch, steps)),
-            targets: rng.integers(0, vocab, (batch, steps))}
+    step = graphs.lstm_ptb(tf)
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        return _timed(sess, train, feed, 3, 8)
+        return _timed(sess, step.train, step.feed, 3, 8)
 
 
 # -- CNN inference at batch 1 ------------------------------------------------------------------
 def cnn_infer_b1() -> float:
     x = tf.placeholder(tf.float32, [None, 28, 28, 1])
-    h = tf.layers.conv2d(x, 32, 3, activation=tf.nn.relu, padding="same")
-    h = tf.layers.max_pooling2d(h, 2, 2)
-    h = tf.layers.conv2d(h, 64, 3, activation=tf.nn.relu, padding="same")
-    h = tf.layers.max_pooling2d(h, 2, 2)
-    h = tf.layers.dense(tf.layers.flatten(h), 128, tf.nn.relu)
-    probs = tf.nn.softmax(tf.layers.dense(h, 10))
+    probs = tf.nn.softmax(graphs.cnn_logits(tf, x))
     feed = {x: np.random.default_rng(0).random((1, 28, 28, 1), dtype=np.float32)}
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
