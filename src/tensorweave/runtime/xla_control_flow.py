@@ -42,7 +42,7 @@ _LOG = logging.getLogger("tensorweave")
 _ENTER, _EXIT = ("Enter", "RefEnter"), ("Exit", "RefExit")
 _MERGE, _SWITCH = ("Merge", "RefMerge"), ("Switch", "RefSwitch")
 _NEXT = ("NextIteration", "RefNextIteration")
-STRUCTURAL = frozenset(_ENTER + _EXIT + _MERGE + _SWITCH + _NEXT + ("LoopCond",))
+STRUCTURAL = frozenset(_ENTER + _EXIT + _MERGE + _SWITCH + _NEXT)
 SIMULATION_CAP = 1_000_000   # static iterations run ahead at most (more: no static count)
 _GOLDEN = np.uint32(0x9E3779B9)
 
@@ -594,8 +594,8 @@ class _GraphLoops:
                     st[name] = bool(data) and st.get(data[0], False)
                 else:
                     op_def = OPS.get(n.op)
-                    st[name] = op_def is not None and not op_def.is_stateful and \
-                        has_kernel(n.op, "CPU") and all(st.get(s, False) for s in data)
+                    st[name] = op_def is not None and not op_def.is_stateful and bool(data) \
+                        and has_kernel(n.op, "CPU") and all(st.get(s, False) for s in data)
             for m in merges:
                 nxt = [s for s in self._srcs(self.nodes[m], control=False)
                        if self.nodes[s].op in _NEXT]
@@ -607,7 +607,8 @@ class _GraphLoops:
 
     def groups(self):
         """(members, reason or None) for each loop and each container outside loops: the
-        root frame's nodes and everything tied to them by a handle (resource) edge."""
+        root frame's nodes and everything tied to them by a handle (resource) edge or a
+        colocation."""
         uf: dict[str, str] = {}
 
         def find(x):
@@ -629,6 +630,11 @@ class _GraphLoops:
                 union(name, "frame:" + f[0])
             if n.op in _CONTAINERS:
                 find(name)
+            for loc in n.attrs.get("_class", None) or ():
+                # NOTE: colocation holds too (a cond's gradient Switch sits with its input,
+                # a loop's Exit): a loop goes where what it is colocated with can go
+                if isinstance(loc, str) and loc.startswith("loc:@") and loc[5:] in self.nodes:
+                    union(name, loc[5:])
             for i in n.inputs:
                 src, slot, ctl = ir.parse_input(i)
                 if not ctl and src in self.nodes and self._is_handle(src, slot):
