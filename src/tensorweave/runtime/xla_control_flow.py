@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import heapq
 import logging
+from typing import Any
 
 import numpy as np
 
@@ -63,12 +64,12 @@ class Frame:
 
     def __init__(self, name: str, parent: Frame | None):
         self.name, self.parent = name, parent
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self.items: list = []
         self.children: list[Frame] = []
         self.vars: list[LoopVar] = []
         self.invariants: list = []
-        self.loop_cond = None
+        self.loop_cond: Any = None
         self.units: list = []          # items and child frames, in run order
         self.subtree: set[int] = set()  # indices of the nodes of this frame and nested ones
 
@@ -94,7 +95,7 @@ class Structure:
             f = self.frame_of[it.index]
             if f is not None:
                 f.items.append(it)
-                g = f
+                g: Frame | None = f
                 while g is not None:
                     g.subtree.add(it.index)
                     g = g.parent
@@ -238,10 +239,10 @@ class Structure:
     def close(self, needed: set[int]) -> set[int]:
         """`needed` plus every node of each outermost loop it touches, and what those use."""
         needed = set(needed)
-        stack = []
-        for f in self.frames:
-            if f.parent is None and f.subtree & needed:
-                stack.extend(f.subtree - needed)
+        stack: list[int] = []
+        for root in self.frames:
+            if root.parent is None and root.subtree & needed:
+                stack.extend(root.subtree - needed)
         while stack:
             j = stack.pop()
             if j in needed:
@@ -249,7 +250,7 @@ class Structure:
             needed.add(j)
             it = self.by_index[j]
             stack.extend(i for i, _ in it.inputs)
-            f = self.frame_of.get(j)
+            f: Frame | None = self.frame_of.get(j)
             while f is not None and f.parent is not None:
                 f = f.parent
             if f is not None and not f.subtree <= needed:
@@ -471,7 +472,8 @@ class _Runner:
                     v = self.env[src][slot]
                     if isinstance(v, TraceResource):
                         found[id(v)] = v
-        out, stack = [], list(found.values())
+        out: list[TraceResource] = []
+        stack = list(found.values())
         seen: set[int] = set()
         while stack:
             r = stack.pop()
@@ -661,7 +663,7 @@ class _GraphLoops:
             dts[slot].base_dtype == dtypes.resource
 
     def describe(self, members: set[str]) -> str:
-        frames = sorted({self.frame[m][0] for m in members if self.frame[m]})
+        frames = sorted({f[0] for f in (self.frame[m] for m in members) if f})
         if frames:
             return "the while loop " + ", ".join(f"'{f}'" for f in frames)
         return "the TensorArray/stack " + ", ".join(

@@ -21,6 +21,7 @@ a traced out-of-range index is clamped (XLA's dynamic-slice rule), not an error.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +63,7 @@ class TraceResource:
     def __init__(self, name: str, dtype):
         self.name = name
         self.dtype = np.dtype(dtype)
-        self.buf = None
+        self.buf: Any = None
         self.depth = len(active_bounds())   # loops around its creation
         self.discovering = False
         self.found: tuple | None = None     # (rows, element shape) seen while discovering
