@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from typing import Any
 
 import numpy as np
 
@@ -72,6 +73,8 @@ class Executor:
         self.plan = plan
         self.num_args = len(plan.args)
         self.num_retvals = len(plan.retvals)
+        self._runner: Any  # `run(args, ctx)`: compiled code or the dataflow interpreter
+        self._traced: Any  # the same, recording step stats (None: compiled on first use)
         if plan.has_control_flow:
             from tensorweave.runtime.dataflow import DataflowRunner
 

@@ -18,6 +18,7 @@ receive while its peer waited for a send that only needed the second.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class _Schedule:
 
     def __init__(self, plan: Plan, masks: list[int], sets: dict[int, int]):
         recvs = [it for it in plan.items if it.op in RECV_OPS]
-        self.recvs = [it.fn for it in recvs]
+        self.recvs: list[Any] = [it.fn for it in recvs]  # their kernels: `key_for(ctx)`
         self.masks = masks  # segment k's receive set; segment 0 has none
         # the receives each receive waits for (control edges: TF's recv of a ps variable
         # under ^update must not be pulled, reading the variable there, before the update)
