@@ -128,20 +128,25 @@ def test_maximum_iterations_bounds_a_data_dependent_loop_with_a_gradient(compile
     assert "StackPushV2" in compiled
 
 
-def test_nested_loops():
+def test_nested_loops_and_their_gradient(compiled):
+    """The inner loop's stacks hold 2 x 3 values (the bounds' product); its count per outer
+    iteration is itself saved on a stack."""
     def build(device):
         x = tf.placeholder(tf.float32, [3])
         with tf.device(device):
             def outer(i, v):
-                _, w = tf.while_loop(lambda j, w: j < 3, lambda j, w: (j + 1, w * 0.5 + 1.0),
+                _, w = tf.while_loop(lambda j, w: j < 3,
+                                     lambda j, w: (j + 1, tf.sin(w) * 1.3 + v),
                                      [tf.constant(0), v])
                 return i + 1, tf.tanh(w)
 
             _, y = tf.while_loop(lambda i, v: i < 2, outer, [tf.constant(0), x])
-        return [x], [y]
+            grad = tf.gradients(tf.reduce_sum(y * y), x)[0]
+        return [x], [y, grad]
 
     want, got = _both(build, [np.array([1.0, -2.0, 0.5], np.float32)])
     _close(got, want)
+    assert "StackPushV2" in compiled
 
 
 def test_tensor_array_write_read_gather_scatter_in_a_loop():
