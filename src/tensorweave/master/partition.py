@@ -7,6 +7,10 @@ consumers there, except for refs: below); the rendezvous name of the tensor is
 constant on the source side (depending on the source) sent to a `_Recv` the destination
 depends on. Ref-typed outputs are sent as their value (the `_Send` input is not a ref).
 
+A loop frame split over devices gets a control loop in every partition that receives inside
+it (`control_flow.py`); each such `_Recv` waits for its partition's control-loop Merge, so it
+runs once per iteration with the iteration's rendezvous key.
+
 Reads of a ref across devices are ordered as TF orders them (graph_partition.cc,
 `AddReadControl`): a ref-typed edge gets its own `_Recv` (never shared), and that recv depends
 on every other input of the consumer: same-partition data and control inputs by name, inputs
@@ -25,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave import dtypes, errors, ir
+from tensorweave.master.control_flow import ControlLoops, add_control_flow
 from tensorweave.master.prune import output_dtypes
 
 
@@ -38,12 +43,13 @@ def partition(graph: ir.GraphDef, placement: dict[str, str],
         would say of a graph run on one device).
     """
     incarnations = incarnations or {}
+    graph, placement, _, loops = add_control_flow(graph, placement)
     parts: dict[str, list[ir.NodeDef]] = {}
     copies = {n.name: n.copy() for n in graph.nodes}
     for n in graph.nodes:
         parts.setdefault(placement[n.name], []).append(copies[n.name])
         copies[n.name].device = placement[n.name]
-    state = _State(placement, incarnations, parts, copies)
+    state = _State(placement, incarnations, parts, copies, loops)
     for n in graph.nodes:
         copies[n.name].inputs = state.rewire_all(n)
     return {dev: ir.GraphDef(nodes=nodes, library=graph.library) for dev, nodes in parts.items()}
@@ -53,8 +59,9 @@ _REF_RECV, _SAME_DEVICE_REF, _OTHER = "ref recv", "same-device ref", "other"
 
 
 class _State:
-    def __init__(self, placement, incarnations, parts, copies):
+    def __init__(self, placement, incarnations, parts, copies, loops: ControlLoops):
         self.placement = placement
+        self.loops = loops
         self.incarnations = incarnations
         self.parts = parts
         self.copies = copies
@@ -64,7 +71,9 @@ class _State:
 
     def rewire_all(self, dst: ir.NodeDef) -> list[str]:
         """`dst`'s inputs in its partition; the recvs of its ref inputs wait for the others."""
-        inputs, ref_recvs, others = [], [], []
+        inputs: list[str] = []
+        ref_recvs: list[str] = []
+        others: list[str] = []
         for inp in dst.inputs:
             new, role = self.rewire(dst, inp)
             inputs.append(new)
@@ -111,6 +120,9 @@ class _State:
                           dict(common, T=dt))
         recv = ir.NodeDef(f"{src}/_recv_{self.edge_id}", "_Recv", [], dst_dev,
                           dict(common, tensor_type=dt))
+        frame = self.loops.frames.out(src)
+        if frame:  # NOTE: the recv runs in the frame's iterations of its control loop
+            recv.inputs.append(f"^{self.loops.merges[(frame, dst_dev)]}")
         self.parts[src_dev].append(send)
         self.parts[dst_dev].append(recv)
         self.recv_nodes[recv.name] = recv

@@ -244,7 +244,7 @@ class _Step:
                 i, its, dead = self._arrived_recv()
             else:
                 i, its, dead = popleft()
-                if is_recv[i] and not dead:
+                if is_recv[i]:
                     # NOTE: receive only when nothing else can run, and then whichever tensor
                     # arrives first: a receive run inline could wait on a peer that waits for
                     # a send this partition has not made yet
@@ -374,7 +374,9 @@ class _Step:
             self._transfer(i, its)
 
     def _transfer(self, i, its) -> None:
-        """_Send/_Recv run even when dead: they pass deadness (DEAD inputs) along."""
+        """_Send/_Recv run even when dead: they pass deadness (DEAD inputs) along. A dead
+        transfer (a dead input sent, a dead tensor received) is a dead node: its control
+        edges, too, carry deadness (a pop in a gradient loop's last iteration waits on one)."""
         r = self.r
         s = r.start[i]
         vals = its.inputs[s:s + r.nin[i]]
@@ -386,7 +388,10 @@ class _Step:
             out = r.fn[i](self.ctx, *vals)
         else:
             out = r.fn[i](*vals)
-        self._activate(i, (out,) if r.nout[i] == 1 else out, False, its)
+        if r.nout[i] == 1:
+            self._activate(i, (out,), out is DEAD, its)
+        else:
+            self._activate(i, out, any(v is DEAD for v in vals), its)
 
     def _retval(self, i, v) -> None:
         idx = self.r.attr[i]
@@ -533,24 +538,15 @@ def static_frames(plan: Plan) -> tuple[dict[int, str], dict[str, str | None]]:
                     by_index[dst].node, None,
                     f"The node '{by_index[dst].name}' has inputs from different frames. The "
                     f"input '{by_index[via[dst]].name}' is in frame '{have}'. The input "
-                    f"'{item.name}' is in frame '{out_f}'.{_split_hint(plan)}")
+                    f"'{item.name}' is in frame '{out_f}'.")
     if outside:
         item = outside[0]
         raise errors.InvalidArgumentError(
             item.node, None, f"{item.op} node '{item.name}' is not inside a loop frame (no "
-                             f"Enter leads to it){_split_hint(plan)}")
+                             f"Enter leads to it)")
     for it in plan.items:
         frame_of.setdefault(it.index, "")
     return frame_of, parent_of
-
-
-def _split_hint(plan: Plan) -> str:
-    """What to do when a loop was split over devices (a partition that sends or receives)."""
-    if not any(it.op in ("_Send", "_Recv") for it in plan.items):
-        return ""
-    return (". This partition exchanges tensors with other devices: tensorweave runs each "
-            "tf.while_loop on one device, so place all of a loop's ops on one device "
-            "(its variables may live elsewhere)")
 
 
 def _check_feeds_and_fetches(plan: Plan, frame_of) -> None:
