@@ -35,7 +35,7 @@ import numpy as np
 from tensorweave import dtypes, errors, ir
 from tensorweave.ops.registry import OPS, arg_dtypes, full_attrs, op_traits
 from tensorweave.runtime.kernels.registry import has_kernel
-from tensorweave.runtime.kernels.xla.backend import jax_modules
+from tensorweave.runtime.kernels.xla.backend import is_compiled_device, jax_modules
 from tensorweave.runtime.kernels.xla.data_flow import TraceResource, active_bounds
 from tensorweave.runtime.kernels.xla.lower import STATE_WRITERS, VarState
 
@@ -687,6 +687,11 @@ class _GraphLoops:
 
     def _reason(self, members: set[str]) -> str | None:
         """Why the group cannot be compiled (None: it can)."""
+        if len({is_compiled_device(self.nodes[m].device) for m in members}) > 1:
+            # NOTE: a loop and its gradient share stacks: split over devices, a handle would
+            # cross from XLA to a CPU
+            return ("some of its nodes ask for an XLA device and others do not (build the "
+                    "loop and its gradient under one device scope)")
         for m in sorted(members, key=self.pos.__getitem__):
             n = self.nodes[m]
             if not has_kernel(n.op, "XLA_CPU", n.attrs):
