@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 import random
 import socket
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -24,6 +26,9 @@ from tensorweave import dtypes, ir
 from tensorweave.distributed.grpc_worker import GrpcWorker
 from tensorweave.distributed.server import Server
 from tensorweave.runtime.rendezvous import make_key
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.graphs import transfer_ms  # noqa: E402
 
 PEER = "/job:worker/replica:0/task:9/device:CPU:0"
 
@@ -49,25 +54,6 @@ def remote_latency_us(target: str, n: int = 500) -> tuple[float, float]:
                 sess.run(a)
                 times.append(time.perf_counter() - t)
     return sum(times) / n * 1e6, min(times) * 1e6
-
-
-def transfer_ms(target: str, mb: int, k: int) -> float:
-    """Mean step time (ms) of `reduce_sum` on the worker of an `mb` MB variable on the ps."""
-    n = mb * 1024 * 1024 // 4
-    g = tf.Graph()
-    with g.as_default():
-        with tf.device("/job:ps/task:0"):
-            v = tf.Variable(tf.ones([n]), name=f"v{mb}")
-        with tf.device("/job:worker/task:0"):
-            s = tf.reduce_sum(v)
-        with tf.Session(target) as sess:
-            sess.run(tf.global_variables_initializer())
-            for _ in range(3):
-                sess.run(s)
-            t = time.perf_counter()
-            for _ in range(k):
-                sess.run(s)
-            return (time.perf_counter() - t) / k * 1e3
 
 
 def _filler(edge: str, dev: str, n: int) -> ir.GraphDef:
@@ -133,7 +119,7 @@ def main() -> None:
     res: dict[str, float] = {}
     try:
         for mb, k in ((1, 20), (64, 10)):
-            ms = transfer_ms(wk.target, mb, k)
+            ms = transfer_ms(tf, wk.target, mb, k)
             res[f"transfer_{mb}MB_ms"] = ms
             res[f"transfer_{mb}MB_GBps"] = mb / 1024 / (ms / 1e3)
         mean, best = remote_latency_us(wk.target)

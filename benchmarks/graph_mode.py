@@ -13,15 +13,9 @@ import time
 import numpy as np
 
 import tensorweave as tf
+from benchmarks import graphs
 
-
-def timeit(fn, n, warm=20):
-    for _ in range(warm):
-        fn()
-    t = time.perf_counter()
-    for _ in range(n):
-        fn()
-    return (time.perf_counter() - t) / n
+timeit = graphs.mean_s
 
 
 def run_latency(res):
@@ -52,27 +46,8 @@ def chains(res):
 
 
 def mlp_step(batch, hidden, config=None):
-    from sklearn.datasets import load_digits
-
-    X, Y = load_digits(return_X_y=True)
-    X = (X / 16.0).astype(np.float32)
-    Y = Y.astype(np.int64)
-    g = tf.Graph()
-    with g.as_default():
-        tf.set_random_seed(0)
-        x = tf.placeholder(tf.float32, [None, 64])
-        y = tf.placeholder(tf.int64, [None])
-        h = tf.layers.dense(x, hidden, tf.nn.relu)
-        h = tf.layers.dense(h, hidden, tf.nn.relu)
-        logits = tf.layers.dense(h, 10)
-        loss = tf.reduce_mean(
-            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-        train = tf.train.AdamOptimizer(1e-3).minimize(loss)
-        s = tf.Session(config=config)
-        s.run(tf.global_variables_initializer())
-        idx = np.arange(batch) % len(X)
-        fd = {x: X[idx], y: Y[idx]}
-        return timeit(lambda: s.run(train, fd), 200)
+    return graphs.train_step_s(tf, lambda tf: graphs.mlp(tf, batch, hidden), 200, 20,
+                               config)
 
 
 NO_FUSION = {"disabled_passes": ["remapper"]}
@@ -104,43 +79,7 @@ def wide_matmuls(res):
 
 
 def cnn_step(config=None):
-    g = tf.Graph()
-    with g.as_default():
-        tf.set_random_seed(0)
-        x = tf.placeholder(tf.float32, [None, 28, 28, 1])
-        y = tf.placeholder(tf.int64, [None])
-        h = tf.layers.conv2d(x, 32, 3, activation=tf.nn.relu, padding="same")
-        h = tf.layers.max_pooling2d(h, 2, 2)
-        h = tf.layers.conv2d(h, 64, 3, activation=tf.nn.relu, padding="same")
-        h = tf.layers.max_pooling2d(h, 2, 2)
-        h = tf.layers.flatten(h)
-        h = tf.layers.dense(h, 128, tf.nn.relu)
-        logits = tf.layers.dense(h, 10)
-        loss = tf.reduce_mean(
-            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-        train = tf.train.AdamOptimizer(1e-3).minimize(loss)
-        s = tf.Session(config=config)
-        s.run(tf.global_variables_initializer())
-        rng = np.random.default_rng(0)
-        fd = {x: rng.random((64, 28, 28, 1), dtype=np.float32), y: rng.integers(0, 10, 64)}
-        return timeit(lambda: s.run(train, fd), 20, warm=3)
-
-
-def big_graph(res):
-    g = tf.Graph()
-    with g.as_default():
-        x = tf.placeholder(tf.float32, [8])
-        ys = [x]
-        for i in range(10000):
-            a = ys[-1]
-            b = ys[-2] if len(ys) > 1 else x
-            ys.append(tf.sin(a) * 0.5 + tf.cos(b) if i % 3 == 0 else tf.tanh(a + b))
-        t = time.perf_counter()
-        s = tf.Session()
-        s.run(ys[-1], {x: np.ones(8, np.float32)})
-        res["big_graph_30k_first_run_s"] = time.perf_counter() - t
-        res["big_graph_30k_steady_run_ms"] = timeit(
-            lambda: s.run(ys[-1], {x: np.ones(8, np.float32)}), 10, warm=2) * 1e3
+    return graphs.train_step_s(tf, graphs.cnn, 20, 3, config)
 
 
 PASSES = ["constant_folding", "arithmetic", "cse", "dependency", "remapper"]
@@ -154,6 +93,18 @@ def _big_graph():
         b = ys[-2] if len(ys) > 1 else x
         ys.append(tf.sin(a) * 0.5 + tf.cos(b) if i % 3 == 0 else tf.tanh(a + b))
     return x, ys[-1]
+
+
+def big_graph(res):
+    g = tf.Graph()
+    with g.as_default():
+        x, y = _big_graph()
+        t = time.perf_counter()
+        s = tf.Session()
+        s.run(y, {x: np.ones(8, np.float32)})
+        res["big_graph_30k_first_run_s"] = time.perf_counter() - t
+        res["big_graph_30k_steady_run_ms"] = timeit(
+            lambda: s.run(y, {x: np.ones(8, np.float32)}), 10, warm=2) * 1e3
 
 
 def big_graph_per_pass(res):

@@ -9,25 +9,23 @@ timed steps after warm-up steps):
 - keras_fit_cnn_b64_step_ms: `model.fit` of a tf.keras digits CNN (examples/keras_digits.py's
   model), per batch of 64, over three epochs after one warm-up epoch;
 - word2vec_nce_{10k,50k,200k}_ms: skip-gram with NCE (64 negatives) on a V x 128 embedding,
-  batch 128, SGD: the step should not grow with V (sparse updates).
+  batch 128, SGD: the step should not grow with V (sparse updates);
+- while_counter_10k_us_per_iteration: a tf.while_loop counting to 10,000, per iteration
+  (microseconds, not milliseconds).
 `--only NAME[,NAME]` runs some of them (keys' prefixes).
 """
 
 import json
-import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-if "--tensorflow" in sys.argv:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-    import tensorflow.compat.v1 as tf
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import graphs  # noqa: E402
 
-    tf.disable_v2_behavior()
-else:
-    import tensorweave as tf
+tf = graphs.framework("--tensorflow" in sys.argv)
 
 
 def _timed(sess, fetches, feed, warmup: int, steps: int) -> float:
@@ -84,43 +82,16 @@ def resnet20() -> float:
 
 # -- LSTM language model -------------------------------------------------------------------------
 def lstm_ptb_small() -> float:
-    vocab, hidden, steps, batch = 10000, 200, 20, 20
-    inputs = tf.placeholder(tf.int32, [batch, steps])
-    targets = tf.placeholder(tf.int32, [batch, steps])
-    init = tf.random_uniform_initializer(-0.1, 0.1)
-    with tf.variable_scope("model", initializer=init):
-        embedding = tf.get_variable("embedding", [vocab, hidden])
-        emb = tf.nn.embedding_lookup(embedding, inputs)
-        cell = tf.nn.rnn_cell.MultiRNNCell(
-            [tf.nn.rnn_cell.BasicLSTMCell(hidden, forget_bias=0.0) for _ in range(2)])
-        state = cell.zero_state(batch, tf.float32)
-        outputs, _ = tf.nn.dynamic_rnn(cell, emb, initial_state=state)
-        flat = tf.reshape(outputs, [-1, hidden])
-        w = tf.get_variable("softmax_w", [hidden, vocab])
-        b = tf.get_variable("softmax_b", [vocab])
-        logits = tf.matmul(flat, w) + b
-        loss = tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(
-            labels=tf.reshape(targets, [-1]), logits=logits)) / batch
-    params = tf.trainable_variables()
-    grads, _ = tf.clip_by_global_norm(tf.gradients(loss, params), 5.0)
-    train = tf.train.GradientDescentOptimizer(1.0).apply_gradients(zip(grads, params))
-    rng = np.random.default_rng(0)
-    feed = {inputs: rng.integers(0, vocab, (batch, steps)),
-            targets: rng.integers(0, vocab, (batch, steps))}
+    step = graphs.lstm_ptb(tf)
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        return _timed(sess, train, feed, 3, 8)
+        return _timed(sess, step.train, step.feed, 3, 8)
 
 
 # -- CNN inference at batch 1 ------------------------------------------------------------------
 def cnn_infer_b1() -> float:
     x = tf.placeholder(tf.float32, [None, 28, 28, 1])
-    h = tf.layers.conv2d(x, 32, 3, activation=tf.nn.relu, padding="same")
-    h = tf.layers.max_pooling2d(h, 2, 2)
-    h = tf.layers.conv2d(h, 64, 3, activation=tf.nn.relu, padding="same")
-    h = tf.layers.max_pooling2d(h, 2, 2)
-    h = tf.layers.dense(tf.layers.flatten(h), 128, tf.nn.relu)
-    probs = tf.nn.softmax(tf.layers.dense(h, 10))
+    probs = tf.nn.softmax(graphs.cnn_logits(tf, x))
     feed = {x: np.random.default_rng(0).random((1, 28, 28, 1), dtype=np.float32)}
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -144,6 +115,16 @@ def word2vec(vocab: int) -> float:
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         return _timed(sess, train, feed, 5, 20)
+
+
+# -- while loop ----------------------------------------------------------------------------------
+def while_counter() -> float:
+    """Microseconds per iteration of `i = 0; while i < n: i += 1` at n = 10,000: the
+    interpreter's cost of an iteration (tests/runtime/test_dataflow.py counts its calls)."""
+    n = tf.placeholder(tf.int32, [])
+    out = tf.while_loop(lambda i: i < n, lambda i: i + 1, [tf.constant(0)])
+    with tf.Session() as sess:
+        return round(_timed(sess, out, {n: 10_000}, 1, 3) / 10_000 * 1e3, 3)
 
 
 def keras_fit_cnn() -> float:
@@ -172,6 +153,7 @@ MODELS = {
     "lstm_ptb_small_step_ms": lstm_ptb_small,
     "cnn_infer_b1_ms": cnn_infer_b1,
     "keras_fit_cnn_b64_step_ms": keras_fit_cnn,
+    "while_counter_10k_us_per_iteration": while_counter,
     **{f"word2vec_nce_{v // 1000}k_step_ms": (lambda v=v: word2vec(v))
        for v in (10_000, 50_000, 200_000)},
 }

@@ -30,37 +30,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from benchmarks.graphs import framework, transfer_ms  # noqa: E402
 from benchmarks.sharded_embedding import Word2Vec  # noqa: E402
-
-
-def _tf(framework: str):
-    if framework == "tf":
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-        import tensorflow.compat.v1 as tf
-
-        tf.disable_v2_behavior()
-        return tf
-    import tensorweave as tf
-
-    return tf
-
-
-def transfer_ms(tf, target: str, mb: int, k: int) -> float:
-    n = mb * 1024 * 1024 // 4
-    g = tf.Graph()
-    with g.as_default():
-        with tf.device("/job:ps/task:0"):
-            v = tf.Variable(tf.ones([n]), name=f"v{mb}")
-        with tf.device("/job:worker/task:0"):
-            s = tf.reduce_sum(v)
-        with tf.Session(target) as sess:
-            sess.run(tf.global_variables_initializer())
-            for _ in range(3):
-                sess.run(s)
-            t = time.perf_counter()
-            for _ in range(k):
-                sess.run(s)
-            return (time.perf_counter() - t) / k * 1e3
 
 
 def mlp_step_ms(tf, target: str, k: int) -> float:
@@ -138,7 +109,7 @@ def main(argv=None) -> int:
     p.add_argument("--job")
     p.add_argument("--task", type=int, default=0)
     args = p.parse_args(argv)
-    tf = _tf(args.framework)
+    tf = framework(args.framework == "tf")
     spec = json.loads(args.cluster)
     if args.mode == "server":
         server = tf.train.Server(tf.train.ClusterSpec(spec), job_name=args.job,

@@ -119,6 +119,8 @@ SUITES = [
           "word2vec_nce_50k_step_ms", "≤ 1.0× TF"),
          ("word2vec NCE step, vocab 200k", "word2vec_nce_200k_step_ms",
           "word2vec_nce_200k_step_ms", "≤ 1.2× the 10k step"),
+         ("tf.while_loop counting to 10k, per iteration (µs)",
+          "while_counter_10k_us_per_iteration", "while_counter_10k_us_per_iteration", "—"),
      ]),
     ("Serving the demo CNN with `tensorweave serve` (gRPC Predict; no TF Serving binary installs "
      "here, so the TF column is TF's Session.run of the same SavedModel in process)",

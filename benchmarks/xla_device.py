@@ -19,87 +19,26 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-TENSORFLOW = "--tensorflow" in sys.argv
-if TENSORFLOW:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-    import tensorflow.compat.v1 as tf
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import graphs  # noqa: E402
 
-    tf.disable_v2_behavior()
-else:
-    import tensorweave as tf
+TENSORFLOW = "--tensorflow" in sys.argv
+tf = graphs.framework(TENSORFLOW)
 
 MODES = ("cpu", "jit", "xla")
 XLA_DEVICE = "/device:XLA_CPU:0"
 
 
-def _digits(batch):
-    from sklearn.datasets import load_digits
-
-    x, y = load_digits(return_X_y=True)
-    idx = np.arange(batch) % len(x)
-    return (x[idx] / 16.0).astype(np.float32), y[idx].astype(np.int64)
-
-
-def mlp(batch, hidden):
-    xs, ys = _digits(batch)
-    x = tf.placeholder(tf.float32, [None, 64])
-    y = tf.placeholder(tf.int64, [None])
-    h = tf.layers.dense(x, hidden, tf.nn.relu)
-    h = tf.layers.dense(h, hidden, tf.nn.relu)
-    logits = tf.layers.dense(h, 10)
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-    return [loss, tf.train.AdamOptimizer(1e-3).minimize(loss)], {x: xs, y: ys}
-
-
-def cnn():
-    x = tf.placeholder(tf.float32, [None, 28, 28, 1])
-    y = tf.placeholder(tf.int64, [None])
-    h = tf.layers.conv2d(x, 32, 3, activation=tf.nn.relu, padding="same")
-    h = tf.layers.max_pooling2d(h, 2, 2)
-    h = tf.layers.conv2d(h, 64, 3, activation=tf.nn.relu, padding="same")
-    h = tf.layers.max_pooling2d(h, 2, 2)
-    h = tf.layers.dense(tf.layers.flatten(h), 128, tf.nn.relu)
-    logits = tf.layers.dense(h, 10)
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-    rng = np.random.default_rng(0)
-    feed = {x: rng.random((64, 28, 28, 1), dtype=np.float32), y: rng.integers(0, 10, 64)}
-    return [loss, tf.train.AdamOptimizer(1e-3).minimize(loss)], feed
-
-
-def lstm_ptb():
-    vocab, hidden, steps, batch = 10000, 200, 20, 20
-    inputs = tf.placeholder(tf.int32, [batch, steps])
-    targets = tf.placeholder(tf.int32, [batch, steps])
-    with tf.variable_scope("model", initializer=tf.random_uniform_initializer(-0.1, 0.1)):
-        embedding = tf.get_variable("embedding", [vocab, hidden])
-        emb = tf.nn.embedding_lookup(embedding, inputs)
-        cell = tf.nn.rnn_cell.MultiRNNCell(
-            [tf.nn.rnn_cell.BasicLSTMCell(hidden, forget_bias=0.0) for _ in range(2)])
-        outputs, _ = tf.nn.dynamic_rnn(cell, emb, initial_state=cell.zero_state(batch,
-                                                                                tf.float32))
-        w = tf.get_variable("softmax_w", [hidden, vocab])
-        b = tf.get_variable("softmax_b", [vocab])
-        logits = tf.matmul(tf.reshape(outputs, [-1, hidden]), w) + b
-        loss = tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(
-            labels=tf.reshape(targets, [-1]), logits=logits)) / batch
-    params = tf.trainable_variables()
-    grads, _ = tf.clip_by_global_norm(tf.gradients(loss, params), 5.0)
-    train = tf.train.GradientDescentOptimizer(1.0).apply_gradients(zip(grads, params))
-    rng = np.random.default_rng(0)
-    return [loss, train], {inputs: rng.integers(0, vocab, (batch, steps)),
-                   targets: rng.integers(0, vocab, (batch, steps))}
-
-
 # model → (builder, timed steps)
 MODELS = {
-    "mlp_b128": (lambda: mlp(128, 256), 200),
-    "mlp_b1024_h1024": (lambda: mlp(1024, 1024), 15),
-    "cnn_b64": (cnn, 15),
-    "lstm_ptb": (lstm_ptb, 8),
+    "mlp_b128": (lambda: graphs.mlp(tf, 128, 256), 200),
+    "mlp_b1024_h1024": (lambda: graphs.mlp(tf, 1024, 1024), 15),
+    "cnn_b64": (lambda: graphs.cnn(tf), 15),
+    "lstm_ptb": (lambda: graphs.lstm_ptb(tf), 8),
 }
 
 
@@ -121,9 +60,10 @@ def step_times(model: str, mode: str) -> tuple[float, float]:
         tf.set_random_seed(0)
         if mode == "xla":
             with tf.device(XLA_DEVICE):
-                train, feed = build()
+                step = build()
         else:
-            train, feed = build()
+            step = build()
+        train, feed = [step.loss, step.train], step.feed
         with tf.Session(config=_config(mode)) as sess:
             sess.run(tf.global_variables_initializer())
             t = time.perf_counter()

@@ -69,6 +69,7 @@ def test_three_workers_aggregating_two_drop_the_slowest_workers_stale_gradients(
     with LocalCluster(ps=1, workers=3) as c:
         replicas = [_Replica(c.spec, t, batches[t]) for t in range(3)]
         sessions: list = [None] * 3
+        chief_ready = threading.Event()
         ready = threading.Barrier(3, timeout=WAIT_S * 2)
         rounds = threading.Barrier(3, timeout=WAIT_S)
         failures: list = []
@@ -77,7 +78,15 @@ def test_three_workers_aggregating_two_drop_the_slowest_workers_stale_gradients(
         def worker(t):
             r = replicas[t]
             try:
-                sess = sessions[t] = r.session()   # the others wait for the chief's init
+                # NOTE: the others' sessions start once the chief's has made the model ready:
+                # one that finds it not ready sleeps recovery_wait_secs (30 s, as TF's) first
+                if t:
+                    assert chief_ready.wait(WAIT_S * 2), "the chief's session never came"
+                    if failures:
+                        return
+                sess = sessions[t] = r.session()
+                if not t:
+                    chief_ready.set()
                 ready.wait()
                 for k in range(ROUNDS):
                     if t == SLOW:
@@ -89,6 +98,7 @@ def test_three_workers_aggregating_two_drop_the_slowest_workers_stale_gradients(
                     found.extend(sess.run(r.vars + [r.global_step]))
             except Exception as e:  # noqa: BLE001 -- re-raised in the test thread
                 failures.append(e)
+                chief_ready.set()
                 ready.abort()
                 rounds.abort()
 

@@ -31,11 +31,15 @@ def _lowered(op: str) -> bool:
 _SKIP = {
     "NoOp": "no outputs: nothing is compiled (the XLA executable skips it)",
 }
+# ops compiled only as parts of a while loop (a cond's stay on the CPU): tested in
+# tests/runtime/test_xla_loops.py
+_LOOP_ONLY = frozenset(["Switch", "Merge"])
 
 # random ops draw other numbers (jax's generator): tests/runtime/test_xla_device.py checks them
 _RANDOM = frozenset(["RandomStandardNormal", "RandomUniform", "RandomUniformInt",
                      "TruncatedNormal"])
-CASES = [c for c in all_cases() if _lowered(c.op) and c.op not in _RANDOM and c.id not in _SKIP
+CASES = [c for c in all_cases() if _lowered(c.op) and c.op not in _RANDOM | _LOOP_ONLY
+         and c.id not in _SKIP
          and not any(np.asarray(a).dtype.kind in "OSU" for a in c.inputs)]  # no XLA strings
 
 

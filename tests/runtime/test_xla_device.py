@@ -351,9 +351,10 @@ def test_seeded_random_initializers_on_xla():
 
 
 def test_loops_and_conds_stay_on_cpu_around_an_xla_training_step(built):
-    """A tf.cond and a tf.while_loop under the XLA device scope: the placer keeps their
-    frames and branches on the CPU (an XLA partition compiles without control flow), the
-    rest (variables, gradients outside the loop, the update) runs on XLA_CPU."""
+    """A tf.cond and a tf.while_loop under the XLA device scope: the placer keeps the cond's
+    branches on the CPU (conds are not compiled), and the loop with them (its gradient's
+    Exit is colocated with the cond gradient's Switch); the rest (variables, gradients
+    outside the loop, the update) runs on XLA_CPU."""
     xs = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
 
     def losses(device):

@@ -19,7 +19,10 @@ from tensorweave.distributions.distribution import FULLY_REPARAMETERIZED, Distri
 __all__ = ["Laplace", "Normal", "Uniform"]
 
 
-class _LocScale(Distribution):
+class LocScale(Distribution):
+    """A distribution of `loc` and `scale` (floats of one dtype; `scale` > 0 is checked under
+    validate_args): Normal, Laplace and contrib's Logistic. Its mean and mode are `loc`."""
+
     def __init__(self, loc, scale, validate_args, allow_nan_stats, name, params):
         with o.name_scope(name, values=[loc, scale]) as scope:
             self._loc, self._scale = float_params(["loc", "scale"], [loc, scale])
@@ -47,7 +50,7 @@ class _LocScale(Distribution):
         return self._mean()
 
 
-class Normal(_LocScale):
+class Normal(LocScale):
     """N(loc, scale**2) (TF's `tf.distributions.Normal`)."""
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
@@ -81,7 +84,7 @@ class Normal(_LocScale):
         return o.square(self._stddev())
 
 
-class Laplace(_LocScale):
+class Laplace(LocScale):
     """The Laplace distribution exp(-|x - loc| / scale) / (2 scale) (TF's `Laplace`)."""
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Laplace"):

@@ -13,17 +13,12 @@ import numpy as np
 
 from tensorweave.distributions import _ops as o
 from tensorweave.distributions._util import (
-    dynamic_batch,
     float_params,
     positive,
     sample_shape_n,
-    static_batch,
 )
-from tensorweave.distributions.distribution import (
-    FULLY_REPARAMETERIZED,
-    NOT_REPARAMETERIZED,
-    Distribution,
-)
+from tensorweave.distributions.continuous import LocScale
+from tensorweave.distributions.distribution import NOT_REPARAMETERIZED, Distribution
 
 __all__ = ["Logistic", "Poisson"]
 
@@ -87,29 +82,13 @@ class Poisson(Distribution):
         return o.floor(self._rate)
 
 
-class Logistic(Distribution):
+class Logistic(LocScale):
     """The logistic distribution of `loc` and `scale` (TF 1.15's class)."""
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Logistic"):
-        params = {"loc": loc, "scale": scale, "validate_args": validate_args,
-                  "allow_nan_stats": allow_nan_stats, "name": name}
-        with o.name_scope(name, values=[loc, scale]) as scope:
-            self._loc, self._scale = float_params(["loc", "scale"], [loc, scale])
-            self._scale = positive(self._scale, validate_args)
-        super().__init__(self._loc.dtype.base_dtype, FULLY_REPARAMETERIZED, validate_args,
-                         allow_nan_stats, params, [self._loc, self._scale], scope)
-
-    loc = property(lambda self: self._loc)
-    scale = property(lambda self: self._scale)
-
-    def _batch_shape(self):
-        return static_batch(self._loc, self._scale)
-
-    def _batch_shape_tensor(self):
-        return dynamic_batch(self._loc, self._scale)
-
-    def _z(self, x):
-        return (x - self._loc) / self._scale
+        super().__init__(loc, scale, validate_args, allow_nan_stats, name,
+                         {"loc": loc, "scale": scale, "validate_args": validate_args,
+                          "allow_nan_stats": allow_nan_stats, "name": name})
 
     def _sample_n(self, n, seed=None):
         shape = sample_shape_n(n, self.batch_shape_tensor())
@@ -135,12 +114,6 @@ class Logistic(Distribution):
 
     def _entropy(self):
         return o.log(self._scale) * o.ones_like(self._loc) + 2.0
-
-    def _mean(self):
-        return self._loc * o.ones_like(self._scale)
-
-    def _mode(self):
-        return self._mean()
 
     def _stddev(self):
         return self._scale * o.ones_like(self._loc) * (math.pi / math.sqrt(3.0))

@@ -23,6 +23,7 @@ from tensorweave.ops.registry import OPS, op_traits
 from tensorweave.runtime.device import DeviceSpec
 from tensorweave.runtime.kernels.registry import has_kernel
 from tensorweave.runtime.kernels.xla.backend import is_compiled
+from tensorweave.runtime.xla_control_flow import placement_off_xla
 
 
 @dataclass
@@ -74,9 +75,9 @@ def _place_single(nodes, todo, device, placement, allow_soft) -> None:
 def _place_groups(nodes, order, todo, devices, placement, allow_soft) -> None:
     groups = _groups(nodes, order)
     specs = [DeviceSpec.from_string(d) for d in devices]
-    # NOTE: an XLA partition is compiled whole, without control flow: loops and cond
-    # branches stay on a CPU
-    off_xla = control_flow_nodes(nodes, order) if any(
+    # NOTE: an XLA partition is compiled whole: cond branches, and the while loops it
+    # cannot compile (runtime/xla_control_flow.py says why), stay on a CPU
+    off_xla = placement_off_xla(nodes, order, control_flow_nodes(nodes, order)) if any(
         is_compiled(s.device_type) for s in specs) else set()
     by_group: dict[str, list[str]] = {}
     for n in order:

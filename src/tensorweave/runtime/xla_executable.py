@@ -41,6 +41,7 @@ from tensorweave.runtime.kernels.xla.lower import (
 )
 from tensorweave.runtime.plan import Plan
 from tensorweave.runtime.step import DEAD
+from tensorweave.runtime.xla_control_flow import Structure, salted
 
 IN_OPS = frozenset(["_Arg", "_Recv", "_HostRecv"])
 OUT_OPS = frozenset(["_Retval", "_Send", "_HostSend"])
@@ -72,11 +73,6 @@ class XlaExecutable:
     """
 
     def __init__(self, plan: Plan, cache_size: int = CACHE_SIZE):
-        # NOTE: `plan.has_control_flow` is also set for a partition fed by one with control
-        # flow (the placer keeps loops and branches off XLA: only their live results come)
-        if any(it.op_def.traits.control_flow for it in plan.items):
-            raise errors.UnimplementedError(
-                None, None, f"Control flow is not supported on {plan.device}; place it on a CPU")
         self.plan = plan
         self.num_args = len(plan.args)
         self.num_retvals = len(plan.retvals)
@@ -84,6 +80,10 @@ class XlaExecutable:
         self._inputs = [it for it in items if it.op in IN_OPS]
         self._outputs = [it for it in items if it.op in OUT_OPS]
         self._body = [it for it in items if it.op not in IN_OPS and it.op not in OUT_OPS]
+        # NOTE: `plan.has_control_flow` is also set for a partition fed by one with control
+        # flow; only while loops are compiled (a cond raises UnimplementedError here)
+        self._flow = Structure(self._body, plan.by_index) if any(
+            it.op_def.traits.control_flow for it in self._body) else None
         # sinks: the outputs, then the nodes that update a variable (run once per step)
         self._sinks = self._outputs + [it for it in self._body if it.op in STATE_WRITERS]
         self._refs = {it.index: _ref_of(it) for it in self._body if it.op in VARIABLE_OPS}
@@ -202,25 +202,38 @@ class XlaExecutable:
             env: dict[int, tuple] = {}
             for k, s in statics.items():
                 env[self._inputs[k].index] = (s if s is not None else next(it_dyn),)
-            for item in self._body:
-                if item.index not in needed:
-                    continue
+            def run(item, iterations=()):
                 if item.index in self._refs:
                     env[item.index] = (states[pos[id(self._refs[item.index])]],)
-                    continue
+                    return
                 ins = [env[j][slot] for j, slot in item.inputs]
                 if item.op in STATE_WRITERS and item.index not in run_now:
                     env[item.index] = (ins[0],)  # NOTE: applied in an earlier stage
-                    continue
+                    return
                 try:
                     ins = [v.read() if d and isinstance(v, VarState) else v
                            for v, d in zip(ins, item.deref)]
                     if item.index in step_of:
-                        ins.insert(0, step_of[item.index])
+                        ins.insert(0, salted(step_of[item.index], iterations)
+                                   if iterations else step_of[item.index])
                     out = self._call(item, ins)
                 except Exception as e:  # noqa: BLE001 - a lowering failure names its node
                     raise to_op_error(e, item.node) from None
                 env[item.index] = out if isinstance(out, tuple) else (out,)
+
+            if self._flow is not None:
+                try:
+                    self._flow.run(needed, env, run)
+                except errors.OpError:
+                    raise
+                except Exception as e:  # noqa: BLE001 - jax's complaint about a loop
+                    raise errors.InternalError(
+                        None, None, f"XLA: a while loop on {self.plan.device} failed to "
+                                    f"compile: {e}") from e
+            else:
+                for item in self._body:
+                    if item.index in needed:
+                        run(item)
             outs = []
             for it in outputs:
                 v = env[it.inputs[0][0]][it.inputs[0][1]]
@@ -240,7 +253,7 @@ class XlaExecutable:
             if j not in seen:
                 seen.add(j)
                 stack.extend(i for i, _ in self.plan.by_index[j].inputs)
-        return seen
+        return seen if self._flow is None else self._flow.close(seen)
 
     def _dependencies(self) -> list[frozenset]:
         """For each output: the positions in `_inputs` it depends on (data and control)."""
@@ -250,7 +263,12 @@ class XlaExecutable:
             srcs = [j for j, _ in it.inputs] + list(it.control_inputs)
             d = frozenset([pos[it.index]]) if it.index in pos else frozenset()
             deps[it.index] = d.union(*(deps.get(j, frozenset()) for j in srcs))
-        return [deps[it.index] for it in self._sinks]
+        if self._flow is None:
+            return [deps[it.index] for it in self._sinks]
+        # NOTE: a loop's back edges and stacks hide dependencies from the walk above: a sink
+        # also waits for every input of the whole loops it needs
+        return [deps[it.index] | {pos[j] for j in self._needed([it]) if j in pos}
+                for it in self._sinks]
 
     def _call(self, item, ins):
         if ins and all(isinstance(v, (np.ndarray, np.generic)) for v in ins):

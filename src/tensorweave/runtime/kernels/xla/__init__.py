@@ -7,4 +7,13 @@ package does not import jax. Import after the CPU kernels: the host-side ops sha
 from tensorweave.runtime.kernels.xla.backend import available
 
 if available():
-    from tensorweave.runtime.kernels.xla import array, conv, math, nn, random, state  # noqa: F401
+    from tensorweave.runtime.kernels.xla import (  # noqa: F401
+        array,
+        control_flow,
+        conv,
+        data_flow,
+        math,
+        nn,
+        random,
+        state,
+    )

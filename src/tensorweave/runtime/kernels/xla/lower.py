@@ -39,7 +39,13 @@ _NOT_XLA = frozenset([dtypes.string, dtypes.resource, dtypes.variant])
 
 def xla_types_only(attrs: dict) -> bool:
     """Whether no type attr of a node names a string, resource or variant type (XLA has no
-    such tensors: those nodes stay on a CPU, by soft placement, as in TF)."""
+    such tensors: those nodes stay on a CPU, by soft placement, as in TF).
+
+    NOTE: an Enter (`frame_name`) may carry a stack's or TensorArray's handle into a loop
+    (a trace-time object on XLA); placement keeps a loop whose handles are others on a CPU
+    (runtime/xla_control_flow.py)."""
+    if "frame_name" in attrs:
+        return attrs.get("T") != dtypes.string
     for v in attrs.values():
         for x in v if isinstance(v, (list, tuple)) else (v,):
             if isinstance(x, dtypes.DType) and x.base_dtype in _NOT_XLA:
