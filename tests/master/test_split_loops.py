@@ -22,10 +22,20 @@ def _run(build, split: bool, steps: int = 1):
         init = tf.global_variables_initializer()
     with tf.Session(graph=g, config=tf.ConfigProto(**_TWO)) as s:
         s.run(init)
+        if split:
+            assert _control_loops(s, fetches), "the loop was not split over the devices"
         if train is None:
             return s.run(fetches)
         got = [s.run([fetches, train])[0] for _ in range(steps)]
         return got + s.run(tf.trainable_variables())
+
+
+def _control_loops(s, fetches) -> set[str]:
+    """The devices whose partition of `fetches`' step has a control loop (a split frame)."""
+    meta = tf.RunMetadata()
+    s.run(fetches, options=tf.RunOptions(output_partition_graphs=True), run_metadata=meta)
+    return {n.device for p in meta.partition_graphs for n in p.node
+            if n.name.startswith("_cloop")}
 
 
 def _same(build, steps=1, rtol=0.0):
