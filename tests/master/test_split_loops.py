@@ -212,3 +212,26 @@ def test_a_split_loop_on_the_untaken_branch_of_a_cond():
     with tf.Session(graph=g, config=tf.ConfigProto(**_TWO)) as s:
         assert s.run(out, {p: True}) == 8.0
         assert s.run(out, {p: False}) == -1.0
+
+
+def test_a_split_loop_blocked_on_the_other_device_ends_at_the_deadline():
+    """The third iteration's dequeue on /cpu:1 waits on an empty queue; the step fails with
+    DeadlineExceeded after operation_timeout_in_ms, naming a node of the loop."""
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(4, tf.float32, shapes=[[]])
+
+        def body(i, x):
+            with tf.device("/cpu:1"):
+                y = x + q.dequeue()
+            return i + 1, y
+        out = tf.while_loop(lambda i, x: i < 3, body, [0, tf.constant(0.0)])[1]
+        enqueue = q.enqueue(1.0)
+    config = tf.ConfigProto(operation_timeout_in_ms=1000, **_TWO)
+    with tf.Session(graph=g, config=config) as s:
+        s.run(enqueue)
+        s.run(enqueue)
+        t = time.monotonic()
+        with pytest.raises(tf.errors.DeadlineExceededError, match="while/"):
+            s.run(out)
+        assert time.monotonic() - t < 10
