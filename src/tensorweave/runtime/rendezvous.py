@@ -32,6 +32,19 @@ def parse_key(key: str) -> tuple[str, int, str, str, tuple[int, int]]:
     return parts[0], int(parts[1], 16), parts[2], parts[3], (int(frame), int(it))
 
 
+def _describe(keys) -> str:
+    """Tensor names of `keys`, each once; a loop's with the iterations waited for."""
+    iters: dict[str, list[str]] = {}
+    for key in keys:
+        parts = key.split(";")
+        frame, _, it = parts[4].partition(":")
+        iters.setdefault(parts[3], [])
+        if frame != "0":
+            iters[parts[3]].append(it)
+    return ", ".join(f"{n} (iteration {', '.join(its)})" if its else n
+                     for n, its in iters.items())
+
+
 class Rendezvous:
     """One step's table of sent tensors."""
 
@@ -50,7 +63,7 @@ class Rendezvous:
 
     def _check_senders(self, keys) -> None:
         if self._active == 1:  # only the waiting receiver is left
-            names = ", ".join(k.split(";")[3] for k in keys)
+            names = _describe(keys)
             raise errors.InternalError(
                 None, None, f"Tensor(s) {names} will never arrive: every sending partition "
                             "of the step has finished")
@@ -95,7 +108,7 @@ class Rendezvous:
                 self._check_senders(keys)
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
-                    names = ", ".join(k.split(";")[3] for k in keys)
+                    names = _describe(keys)
                     raise errors.DeadlineExceededError(
                         None, None, f"Timed out waiting for tensors {names}")
                 self._cond.wait(timeout=left)
