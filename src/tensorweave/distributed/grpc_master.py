@@ -49,7 +49,8 @@ def config_to_proto(config) -> pb.SessionConfig:
     )
     out.device_count["CPU"] = o.cpus
     # NOTE: TF's ConfigProto field and message: the master's passes auto-cluster with it
-    out.graph_options.optimizer_options.global_jit_level = o.global_jit_level
+    out.graph_options.optimizer_options.global_jit_level = \
+        config_pb2.OptimizerOptions.GlobalJitLevel.Name(o.global_jit_level)
     return out
 
 
