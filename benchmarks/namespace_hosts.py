@@ -8,8 +8,9 @@ workers, each on its own host; the client on worker 0's host (the transfers and 
 ps 0 only). The same measurement
 (benchmarks/namespace_task.py) runs under tensorweave and, when ~/.cache/tensorweave-tf-peer
 (or PEER_PYTHON) has TensorFlow, under TF in the same run, each on fresh hosts. Prints one
-JSON object: {"tensorweave": {...}, "tf": {...}} or {"skipped": why}. Not in `make bench`
-(it needs privileges and takes ~1 min).
+JSON object: our figures under namespace_task.py's keys, TF's under the same keys prefixed
+`tf_`, or `_skipped` saying why a side was not measured (no privilege to make namespaces: a
+`make bench` without root skips the section so). A suite of `make bench` (~1.5 min).
 """
 
 from __future__ import annotations
@@ -48,24 +49,25 @@ def measure(python: str, framework: str) -> dict:
             proc = hosts.run(i, [python, TASK, "server", "--framework", framework, "--cluster",
                                  cluster, "--job", job, "--task", str(task)], env=env)
             if not _ready(proc):
-                return {"error": f"{job}:{task} did not start"}
+                return {"_error": f"{framework} {job}:{task} did not start"}
         client = hosts.run(2, [python, TASK, "client", "--framework", framework,
                                "--cluster", cluster], env=env)
         out, _ = client.communicate(timeout=300)
         lines = [line for line in out.splitlines() if line.startswith("{")]
-        return json.loads(lines[-1]) if lines else {"error": out[-500:]}
+        return json.loads(lines[-1]) if lines else {"_error": out[-500:]}
 
 
 def main() -> None:
     why = netns.unavailable()
     if why is not None:
-        print(json.dumps({"skipped": why}))
+        print(json.dumps({"_skipped": {"namespace hosts": why}}))
         return
-    res = {"tensorweave": measure(sys.executable, "tensorweave")}
+    res = dict(measure(sys.executable, "tensorweave"))
     if Path(PEER).exists():
-        res["tf"] = measure(PEER, "tf")
+        res.update({f"tf_{k}": v for k, v in measure(PEER, "tf").items()})
     else:
-        res["tf"] = {"skipped": f"no TensorFlow peer at {PEER}"}
+        res["_skipped"] = {"TensorFlow": f"no TensorFlow peer at {PEER}"}
+    res["load_avg"] = [round(v, 2) for v in os.getloadavg()]
     print(json.dumps(res, indent=1))
 
 

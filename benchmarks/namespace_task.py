@@ -2,7 +2,7 @@
 TensorFlow peer (`--framework tf` imports tensorflow.compat.v1):
 
     python namespace_task.py server --framework F --cluster JSON --job J --task I
-    python namespace_task.py client --framework F --cluster JSON
+    python namespace_task.py client --framework F --cluster JSON [--only mlp,sharded]
 
 `server` serves the task, printing `ready`, until killed. `client` (on worker 0's host) prints
 one JSON object: `transfer_{1,64}MB_ms` (mean step of reduce_sum on worker 0 of a variable on
@@ -108,6 +108,9 @@ def main(argv=None) -> int:
     p.add_argument("--cluster", required=True)
     p.add_argument("--job")
     p.add_argument("--task", type=int, default=0)
+    p.add_argument("--only", default="transfer,mlp,sharded",
+                   help="the client's figures, comma-separated: transfer, mlp, sharded")
+    p.add_argument("--steps", type=int, default=50, help="timed steps of mlp and sharded")
     args = p.parse_args(argv)
     tf = framework(args.framework == "tf")
     spec = json.loads(args.cluster)
@@ -119,13 +122,15 @@ def main(argv=None) -> int:
         return 0
     target = f"grpc://{spec['worker'][0]}"
     res = {}
-    for mb, k in ((1, 20), (64, 5)):
+    only = set(args.only.split(","))
+    for mb, k in ((1, 20), (64, 5)) if "transfer" in only else ():
         ms = transfer_ms(tf, target, mb, k)
         res[f"transfer_{mb}MB_ms"] = round(ms, 3)
         res[f"transfer_{mb}MB_GBps"] = round(mb / 1024 / (ms / 1e3), 3)
-    res["mlp_ps2w_step_ms"] = round(mlp_step_ms(tf, target, 50), 3)
-    if len(spec.get("ps", [])) > 1:
-        ms, sent = sharded_embedding(tf, target, spec, 50)
+    if "mlp" in only:
+        res["mlp_ps2w_step_ms"] = round(mlp_step_ms(tf, target, args.steps), 3)
+    if "sharded" in only and len(spec.get("ps", [])) > 1:
+        ms, sent = sharded_embedding(tf, target, spec, args.steps)
         res["sharded_embedding_step_ms"] = round(ms, 3)
         res["sharded_embedding_bytes_per_step"] = sent
     print(json.dumps(res), flush=True)

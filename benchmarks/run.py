@@ -95,6 +95,27 @@ SUITES = [
         ("1 MB transfer (GB/s)", "transfer_1MB_GBps", "transfer_1MB_GBps", "≥ 1.0× TF"),
         ("64 MB transfer (GB/s)", "transfer_64MB_GBps", "transfer_64MB_GBps", "≥ 1.5× TF"),
     ]),
+    ("Cluster steps, each task its own process on this host (2 ps, 2 workers over 127.0.0.1; "
+     "ms; the same TF1 code under both, ours and TF's in turns)", "cluster_processes.py",
+     SELF_PEER, [
+        ("MLP 64-256-256-10 b128 step, 1 ps + 2 worker towers", "mlp_ps2w_step_ms",
+         "tf_mlp_ps2w_step_ms", "≤ 1.2× TF"),
+        ("word2vec step, 1,000,000 × 64 tables in 2 parts on 2 ps", "sharded_embedding_step_ms",
+         "tf_sharded_embedding_step_ms", "≤ 1.2× TF"),
+        ("bytes that crossed the network in that step", "sharded_embedding_bytes_per_step",
+         "tf_sharded_embedding_bytes_per_step", "≤ 1.05× TF"),
+    ]),
+    ("Tasks on network-namespace hosts (4 hosts on a bridge, tests/distributed/netns.py; ms; "
+     "needs root: skipped without)", "namespace_hosts.py", SELF_PEER, [
+        ("ps → worker transfer, 1 MB", "transfer_1MB_ms", "tf_transfer_1MB_ms", "≤ 1.0× TF"),
+        ("ps → worker transfer, 64 MB", "transfer_64MB_ms", "tf_transfer_64MB_ms", "≤ 1.0× TF"),
+        ("MLP step, 1 ps + 2 worker towers", "mlp_ps2w_step_ms", "tf_mlp_ps2w_step_ms",
+         "≤ 1.2× TF"),
+        ("word2vec step, tables in 2 parts on 2 ps", "sharded_embedding_step_ms",
+         "tf_sharded_embedding_step_ms", "≤ 1.2× TF"),
+        ("bytes that crossed the network in that step", "sharded_embedding_bytes_per_step",
+         "tf_sharded_embedding_bytes_per_step", "≤ 1.05× TF"),
+    ]),
     ("Checkpoints (1 GiB of float32; seconds; the peer column is plain numpy file I/O)",
      "checkpoint.py", None, [
          ("save vs numpy tofile", "checkpoint_save_s", "numpy_write_s", "≤ 1.5×"),
@@ -460,7 +481,8 @@ def render_all(raw: dict, peer: str | None) -> str:
     if "load" in raw:
         text += render_load(raw["load"])
     if "suites" not in raw:
-        text += ("\nThe other suites (input pipeline, distributed, checkpoints, memory, models "
+        text += ("\nThe other suites (input pipeline, distributed, cluster steps, namespace hosts, "
+                 "checkpoints, memory, models "
                  "at rest, serving, watcher) were not run in this `make bench` "
                  "(`BENCH_SECTIONS`); their last figures are in this file's git history.\n")
     for title, script, peer_script, rows in SUITES:

@@ -236,6 +236,42 @@ def test_byte_order_and_layout_are_normalised(local):
         np.testing.assert_array_equal(got, v)
 
 
+def test_several_tensors_come_on_one_connection_in_the_order_they_are_sent(local):
+    steps, _, client = local
+    keys = [f"a;1;b;m{i};0:0" for i in range(3)]
+    got: list = []
+
+    def send_backwards():
+        time.sleep(0.05)  # NOTE: the request waits on the server before anything is sent
+        for i in (2, 0, 1):
+            steps.find(8).send(keys[i], np.full(4, i, np.int32))
+            time.sleep(0.02)
+
+    sender = threading.Thread(target=send_backwards)
+    sender.start()
+    before = client.connections_opened
+    client.recv_many(8, keys, lambda k, v, dead: got.append((k, v.tolist(), dead)), 5)
+    sender.join(5)
+    assert got == [(2, [2] * 4, False), (0, [0] * 4, False), (1, [1] * 4, False)]
+    assert client.connections_opened - before <= 1
+
+
+def test_a_step_aborted_midway_fails_the_rest_of_a_many_tensor_pull(local):
+    steps, _, client = local
+    keys = ["a;1;b;first;0:0", "a;1;b;never;0:0"]
+    steps.find(9).send(keys[0], np.float32(1))
+    threading.Timer(0.1, steps.find(9).abort,
+                    [errors.AbortedError(None, None, "step 9 went away")]).start()
+    got: list = []
+    with pytest.raises(errors.AbortedError, match="step 9 went away"):
+        client.recv_many(9, keys, lambda k, v, dead: got.append(k), 5)
+    assert got == [0]
+    with pytest.raises(errors.DeadlineExceededError, match="late"):
+        client.recv_many(10, ["a;1;b;late;0:0", "a;1;b;later;0:0"], lambda *a: None, 0.2)
+    steps.find(11).send("a;1;b;ok;0:0", np.float32(3))  # the connection still serves
+    assert float(client.recv_tensor(11, "a;1;b;ok;0:0", 5)[0]) == 3.0
+
+
 def test_a_wrong_token_is_refused(local):
     steps = StepTable()
     server = bulk.BulkServer(steps, token=b"right-token")

@@ -141,6 +141,59 @@ def test_export_saved_model_serves_the_predict_graph(tmp_path):
     np.testing.assert_array_equal(got, want)
 
 
+def _receiver():
+    return tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 3])})
+
+
+def test_train_and_evaluate_runs_the_exporters_after_each_evaluation(tmp_path):
+    from tensorweave.saved_model import loader
+
+    cfg = tf.estimator.RunConfig(model_dir=str(tmp_path), save_checkpoints_steps=4)
+    est = tf.estimator.Estimator(model_fn, config=cfg, params={"lr": 0.05})
+    exporters = [tf.estimator.LatestExporter("latest", _receiver(), exports_to_keep=1),
+                 tf.estimator.BestExporter("best", _receiver()),
+                 tf.estimator.FinalExporter("final", _receiver())]
+    metrics, exports = tf.estimator.train_and_evaluate(
+        est, tf.estimator.TrainSpec(_input(), max_steps=8),
+        tf.estimator.EvalSpec(_input(batch=40, epochs=1, shuffle=False), steps=None,
+                              exporters=exporters))
+    assert metrics["global_step"] == 8 and len(exports) == 3
+    latest, best, final = exports
+    export = tmp_path / "export"
+    assert os.listdir(export / "latest") == [os.path.basename(latest.decode())]  # 1 kept
+    assert os.listdir(export / "final") == [os.path.basename(final.decode())]    # once
+    assert best is None or os.path.dirname(best.decode()) == str(export / "best")
+    assert len(os.listdir(export / "best")) >= 1  # the first evaluation is the best so far
+    with tf.Session(graph=tf.Graph()) as sess:
+        sig = loader.load(sess, ["serve"], final.decode()).signature_def["serving_default"]
+        got = sess.run(sig.outputs["classes"].name, {sig.inputs["x"].name: X})
+    np.testing.assert_array_equal(
+        got, [p["classes"] for p in est.predict(_input(epochs=1, shuffle=False))])
+    # a new BestExporter reads the best result back from the eval events: no worse export
+    worse = dict(metrics, loss=metrics["loss"] + 1.0)
+    again = tf.estimator.BestExporter("best", _receiver())
+    assert again.export(est, str(export / "best"), est.latest_checkpoint(), worse,
+                        False) is None
+
+
+def test_exporter_arguments_are_checked_as_tf_does():
+    with pytest.raises(ValueError, match="best_eval_result"):
+        tf.estimator.BestExporter(compare_fn=lambda a, b: True)
+    with pytest.raises(ValueError, match="exports_to_keep"):
+        tf.estimator.LatestExporter("l", _receiver(), exports_to_keep=0)
+    with pytest.raises(TypeError, match="Exporter"):
+        tf.estimator.EvalSpec(_input(), exporters=["not an exporter"])
+    with pytest.raises(ValueError, match="unique names"):
+        tf.estimator.EvalSpec(_input(), exporters=[tf.estimator.FinalExporter("x", None)] * 2)
+    from tensorweave.estimator.exporter import _loss_smaller
+
+    assert _loss_smaller({"loss": 2.0}, {"loss": 1.0}) and not _loss_smaller({"loss": 1.0},
+                                                                             {"loss": 2.0})
+    with pytest.raises(ValueError, match="no loss"):
+        _loss_smaller({"loss": 1.0}, {"accuracy": 1.0})
+
+
 def _iris_like():
     x = RNG.rand(90, 2).astype(np.float32)
     y = (x[:, 0] + x[:, 1] > 1).astype(np.int64)

@@ -2,7 +2,9 @@
 and a ps task, each its own process on 127.0.0.1 with its role in TF_CONFIG, plus an evaluator
 evaluating the chief's checkpoints as they appear (tests/estimator/tf_config_task.py: the
 DNNClassifier of examples/estimator_digits.py). The cluster reaches the accuracy of the same
-program run in one process. Every wait has a deadline; every process is ended at the end.
+program run in one process; the evaluator returns its metrics and export results
+(a LatestExporter's and a FinalExporter's SavedModels under model_dir/export/). Every wait
+has a deadline; every process is ended at the end.
 """
 
 from __future__ import annotations
@@ -90,5 +92,15 @@ def test_a_tf_config_cluster_trains_the_estimator_to_the_single_process_accuracy
     # the evaluator followed the checkpoints as they came, and stopped after the final one
     steps = _evaluated_steps(model_dir)
     assert len(steps) >= 2 and steps[-1] >= STEPS, steps
+    # the evaluator's exporters: the latest two exports kept, the final one once, servable
+    latest, final = evaluated["exports"]
+    assert sorted(os.listdir(model_dir / "export" / "latest"))[-1] == os.path.basename(latest)
+    assert len(os.listdir(model_dir / "export" / "latest")) <= 2
+    assert os.listdir(model_dir / "export" / "final") == [os.path.basename(final)]
+    with tf.Session(graph=tf.Graph()) as sess:
+        from tensorweave.saved_model import loader
+
+        sig = loader.load(sess, ["serve"], final).signature_def["serving_default"]
+        assert sig.inputs and sig.outputs
     # the variables lived on the ps: only the chief wrote checkpoints, none by the worker
     assert "Waiting 5 secs before starting training" not in chief_log

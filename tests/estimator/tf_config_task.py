@@ -6,9 +6,11 @@ names (chief, worker, ps, evaluator); without TF_CONFIG, the same program in one
     TF_CONFIG='{"cluster": ..., "task": {"type": "chief", "index": 0}}' \\
         python tf_config_task.py --model-dir DIR --steps N
 
-Prints `result {"role": ..., "accuracy": ..., "global_step": ...}` when train_and_evaluate
-returns with metrics (the evaluator, or a local run), `result {"role": ...}` otherwise. A ps
-task never returns (it serves until killed).
+Each evaluation is followed by a LatestExporter ("latest", keeping 2) and a FinalExporter
+("final"). Prints `result {"role": ..., "accuracy": ..., "global_step": ..., "exports": [the
+last evaluation's export paths, or null]}` when train_and_evaluate returns with metrics (the
+evaluator, or a local run), `result {"role": ...}` otherwise. A ps task never returns (it
+serves until killed).
 """
 
 from __future__ import annotations
@@ -46,14 +48,20 @@ def main(argv=None) -> int:
                                                num_epochs=None, shuffle=True)
     test = tf.estimator.inputs.numpy_input_fn({"pixels": x_test}, y_test, batch_size=297,
                                               shuffle=False)
+    serving = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"pixels": tf.placeholder(tf.float32, [None, 64], name="pixels")})
+    exporters = [tf.estimator.LatestExporter("latest", serving, exports_to_keep=2),
+                 tf.estimator.FinalExporter("final", serving)]
     out = tf.estimator.train_and_evaluate(
         classifier, tf.estimator.TrainSpec(train, max_steps=args.steps),
-        tf.estimator.EvalSpec(test, steps=None, start_delay_secs=0, throttle_secs=1))
+        tf.estimator.EvalSpec(test, steps=None, start_delay_secs=0, throttle_secs=1,
+                              exporters=exporters))
     result = {"role": config.task_type if os.environ.get("TF_CONFIG") else "local"}
     if out is not None:
-        metrics = out[0]
+        metrics, exports = out
         result.update(accuracy=float(metrics["accuracy"]),
-                      global_step=int(metrics["global_step"]))
+                      global_step=int(metrics["global_step"]),
+                      exports=[None if e is None else os.fsdecode(e) for e in exports])
     print("result " + json.dumps(result), flush=True)
     return 0
 

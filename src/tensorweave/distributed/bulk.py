@@ -267,6 +267,8 @@ class BulkServer:
             if first is not None and not self._stopping.is_set():
                 self._count("hello_failures")
             return False
+        if kind == wire.KIND_RECV_MANY:
+            return self._stream(conn, ident, body, wait_s)
         try:
             if kind == wire.KIND_RECV:
                 parts = wire.encode_value(*self._wait(conn, ident, body.decode(), wait_s))
@@ -280,6 +282,35 @@ class BulkServer:
         for part in parts:
             conn.sendall(part)
         return True
+
+    def _stream(self, conn, step_id: int, body: bytearray, wait_s: float) -> bool:
+        """Answers a RECV_MANY: each tensor as it arrives, framed with its key's position;
+        the first failure (as `_wait`'s) ends the answer with an error frame. False when
+        the client went away."""
+        pending = []
+        try:
+            keys = body.decode().split("\0")
+            for key in keys:
+                parse_key(key)
+            pending = list(range(len(keys)))
+            deadline = time.monotonic() + wait_s
+            while pending:
+                k = self._wait_any(conn, step_id, [keys[i] for i in pending], deadline)
+                index = pending.pop(k)
+                parts = wire.encode_value(*self._steps.find(step_id).recv(keys[index], 0.0))
+                self._send_frame(conn, index, parts)
+        except wire.Closed:
+            return False
+        except Exception as e:  # noqa: BLE001 -- every failure must reach the client
+            self._send_frame(conn, pending[0] if pending else 0, [wire.encode_error(e)])
+        return True
+
+    @staticmethod
+    def _send_frame(conn, index: int, parts: list) -> None:
+        wire.stall_mode(conn, STALL_TIMEOUT_S)
+        conn.sendall(wire.FRAME.pack(index) + parts[0])
+        for part in parts[1:]:
+            conn.sendall(part)
 
     def _call(self, conn, method: int, body: bytearray) -> bytes:
         """Runs the handler of `method`; its Cancellation fires when `conn`'s client goes
@@ -306,12 +337,18 @@ class BulkServer:
         that is not a rendezvous key), UnavailableError (stopping), Closed (the client left).
         """
         parse_key(key)  # a malformed key is InvalidArgument, not a wait for nothing
-        deadline = time.monotonic() + wait_s
+        rdv = self._steps.find(step_id)
+        self._wait_any(conn, step_id, [key], time.monotonic() + wait_s)
+        return rdv.recv(key, 0.0)
+
+    def _wait_any(self, conn, step_id: int, keys: list[str], deadline: float) -> int:
+        """The position in `keys` of one that has arrived in the step, waiting in slices as
+        `_wait` (which says what it raises)."""
         rdv = self._steps.find(step_id)
         while True:
             until = min(deadline, time.monotonic() + WAIT_SLICE_S)
             try:
-                return rdv.recv(key, until)
+                return rdv.wait_any(keys, until)
             except errors.DeadlineExceededError:
                 if until >= deadline or rdv.error is not None:
                     raise
@@ -447,6 +484,37 @@ class BulkClient:
         # closed before any reply byte: the server never read it, so nothing was taken.
         return self._request(request, wait_s, f"tensor {_name(key)}", retry=True)
 
+    def recv_many(self, step_id: int, keys: list[str], deliver,
+                  timeout_s: float | None = None) -> None:
+        """Pulls `keys` of step `step_id` on one connection: `deliver(position, value,
+        is_dead)` runs (on this thread) for each as it arrives, in the order the server's
+        step gets them. Waits for the senders up to `timeout_s` (None: a day) in all.
+
+        Raises as `recv_tensor` (the tensors delivered before a failure stay delivered).
+        """
+        wait_s = _wait_s(timeout_s)
+        body = "\0".join(keys).encode("utf-8")
+        request = [wire.REQUEST.pack(wire.KIND_RECV_MANY, step_id, wait_s, len(body)) + body]
+
+        def read(sock, deadline):
+            for n in range(len(keys)):
+                sock.settimeout(max(0.001, deadline - time.monotonic()))
+                try:
+                    index, = wire.FRAME.unpack(wire.recv_exact(sock, wire.FRAME.size))
+                    value, dead, err = wire.read_reply(sock, STALL_TIMEOUT_S)
+                except wire.Closed as e:
+                    raise wire.Closed(e.got + n) from None  # NOTE: got 0: nothing taken
+                if err is not None:
+                    return None, False, err
+                if index >= len(keys):
+                    raise errors.DataLossError(None, None, f"Bulk reply names tensor {index} "
+                                                           f"of {len(keys)}")
+                deliver(index, value, dead)
+            return None, False, None
+
+        self._request(request, wait_s, f"tensors {', '.join(_name(k) for k in keys)}",
+                      retry=True, read=read)
+
     def call(self, method: int, body: bytes, timeout_s: float | None = None) -> bytearray:
         """The serialized response of `method` to serialized request `body`.
 
@@ -458,12 +526,12 @@ class BulkClient:
         request = [head + body] if len(body) <= 1 << 16 else [head, body]  # NOTE: no big copy
         return self._request(request, wait_s, f"the reply to call {method}", retry=False)[0]
 
-    def _request(self, request: list, wait_s: float, what: str, retry: bool):
+    def _request(self, request: list, wait_s: float, what: str, retry: bool, read=None):
         deadline = time.monotonic() + wait_s + GRACE_S
         for _ in range(2):
             sock, reused = self._acquire(deadline)
             try:
-                value, dead, err = self._exchange(sock, request, deadline, what)
+                value, dead, err = self._exchange(sock, request, deadline, what, read)
             except wire.Closed as e:
                 sock.close()
                 if retry and reused and e.got == 0:
@@ -481,13 +549,15 @@ class BulkClient:
             return value, dead
         raise self._unavailable("the connection closed before the reply")
 
-    def _exchange(self, sock, request: list, deadline: float, what: str):
-        """Sends `request` (its buffers), reads its reply: (value, is_dead, the server's error
-        or None)."""
+    def _exchange(self, sock, request: list, deadline: float, what: str, read=None):
+        """Sends `request` (its buffers), reads its reply with `read(sock)` (default: one
+        reply): (value, is_dead, the server's error or None)."""
         try:
             sock.settimeout(max(0.001, deadline - time.monotonic()))
             for part in request:
                 sock.sendall(part)
+            if read is not None:
+                return read(sock, deadline)
             return wire.read_reply(sock, STALL_TIMEOUT_S)
         except TimeoutError as e:
             if keepalive.is_silent_peer(e):

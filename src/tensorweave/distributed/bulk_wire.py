@@ -7,6 +7,9 @@ Little-endian throughout. One connection carries one request at a time:
   request  `REQUEST`: u8 kind, i64 id, f64 seconds the client waits, u32 body bytes; the body
            kind 1 (RECV): id = step id, body = the rendezvous key (UTF-8)
            kind 2 (CALL): id = method id, body = the serialized request message
+           kind 3 (RECV_MANY): id = step id, body = rendezvous keys (UTF-8) joined by NUL;
+           answered by one `FRAME` (u32 the key's position) + reply per key, in the order
+           the tensors arrive; an error reply ends the answer early
   reply    `REPLY`: i32 code (0: OK, else the errors.* code), u8 is_dead, u8 encoding, u8 rank,
            i32 dtype enum, u64 payload bytes, u32 text bytes; then rank i64 dims; the text;
            the payload. Encodings: 0 the tensor's raw element bytes, 1 a serialized
@@ -28,12 +31,14 @@ from tensorweave import dtypes, errors
 from tensorweave.runtime.step import DEAD
 
 MAGIC = b"TWB1"
-KIND_RECV, KIND_CALL = 1, 2
+KIND_RECV, KIND_CALL, KIND_RECV_MANY = 1, 2, 3
 RAW, PROTO, RESPONSE = 0, 1, 2
 HELLO = struct.Struct("<4sH")
 REQUEST = struct.Struct("<BqdI")
 REPLY = struct.Struct("<iBBBiQI")
+FRAME = struct.Struct("<I")
 MAX_KEY_BYTES = 1 << 16     # a longer rendezvous key is a protocol error
+MAX_KEYS_BYTES = 1 << 22    # ... and longer keys of one RECV_MANY
 MAX_BODY_BYTES = 1 << 30    # a call's request or response (gRPC's limit here too)
 _INLINE_BYTES = 1 << 16     # payloads up to this go out in the header's own send
 _GROW_BYTES = 1 << 20       # an announced body is read (and allocated) this much at a time
@@ -233,7 +238,8 @@ def read_request(conn: socket.socket, stall_s: float, backstop_s: float,
     head = (recv_exact(conn, REQUEST.size) if head_by is None
             else recv_by(conn, REQUEST.size, head_by))
     kind, ident, wait_s, n = REQUEST.unpack(head)
-    limit = MAX_KEY_BYTES if kind == KIND_RECV else MAX_BODY_BYTES if kind == KIND_CALL else -1
+    limit = {KIND_RECV: MAX_KEY_BYTES, KIND_CALL: MAX_BODY_BYTES,
+             KIND_RECV_MANY: MAX_KEYS_BYTES}.get(kind, -1)
     if n > limit or not 0.0 <= wait_s <= backstop_s:
         raise Closed(0)
     stall_mode(conn, stall_s)

@@ -171,6 +171,24 @@ class GrpcWorker(WorkerInterface):
             raise error_from_rpc(e, self.address) from None
 
 
+    def recv_many(self, step_id: int, keys: list[str], deliver,
+                  timeout_s: float | None = None) -> None:
+        """Pulls several tensors of step `step_id` from the task: `deliver(position, value,
+        is_dead)` for each as it arrives. One request over the bulk port when the task has
+        one; else one `recv_tensor` after another. Raises as `recv_tensor`."""
+        client = self.bulk_client(CONTROL_DEADLINE_S if timeout_s is None
+                                  else min(CONTROL_DEADLINE_S, max(1.0, timeout_s)))
+        if client is not None:
+            try:
+                return client.recv_many(step_id, keys, deliver, timeout_s)
+            except bulk.Refused:
+                self._bulk_known = False  # NOTE: nothing was taken: take them one by one
+            except errors.UnavailableError:
+                self._bulk_known = False
+                raise
+        return super().recv_many(step_id, keys, deliver, timeout_s)
+
+
 def _host_of(address: str) -> str:
     """`host` of `host:port` (IPv6 brackets removed)."""
     try:

@@ -175,10 +175,18 @@ class RemoteRendezvous(Rendezvous):
         return self._fetch(src, key, deadline)
 
     def wait_any(self, keys: list[str], deadline: float | None = None) -> int:
+        """As Rendezvous.wait_any; first starts pulling every key from another task that no
+        one pulls yet: one request per task for all of its keys (a thread each)."""
+        by_task: dict[str, list[tuple[str, str]]] = {}
         for key in keys:
             src = self._remote_src(key)
             if src is not None and self._claim(key):
-                self._pool.submit(self._prefetch, src, key, deadline)
+                by_task.setdefault(task_of(src), []).append((src, key))
+        for pulls in by_task.values():
+            if len(pulls) == 1:
+                self._pool.submit(self._prefetch, *pulls[0], deadline)
+            else:
+                self._pool.submit(self._prefetch_many, pulls, deadline)
         return super().wait_any(keys, deadline)
 
     def _fetch(self, src: str, key: str, deadline: float | None):
@@ -210,6 +218,26 @@ class RemoteRendezvous(Rendezvous):
             self.abort(errors.InternalError(None, None, f"Receiving {key}: {e}"))
             return
         self.send(key, value, dead)
+
+
+    def _prefetch_many(self, pulls: list[tuple[str, str]], deadline: float | None) -> None:
+        """Pulls (src device, key) pairs of one task in one request, each sent here as it
+        arrives; a failure aborts the step (naming the task)."""
+        src = pulls[0][0]
+        keys = [key for _, key in pulls]
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        start = time.time()
+
+        def deliver(k: int, value, dead: bool) -> None:
+            self._record(keys[k], value, dead, start)
+            self.send(keys[k], value, dead)
+
+        try:
+            self._worker_for(src).recv_many(self.step_id, keys, deliver, timeout)
+        except errors.OpError as e:
+            self.abort(naming_task(e, task_of(src)))
+        except Exception as e:  # noqa: BLE001 -- a receiver must never wait for a lost thread
+            self.abort(errors.InternalError(None, None, f"Receiving {keys}: {e}"))
 
 
 def payload_bytes(value) -> int:

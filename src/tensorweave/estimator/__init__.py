@@ -2,7 +2,9 @@
 numpy/pandas input_fns, and the canned DNN, linear and wide-and-deep models.
 
 `Estimator.export_saved_model` writes a SavedModel (saved_model/export.py); `tf.estimator.export`
-has the serving input receivers and export outputs.
+has the serving input receivers and export outputs; the exporters of an EvalSpec
+(`LatestExporter`, `BestExporter`, `FinalExporter`) export after train_and_evaluate's
+evaluations.
 """
 
 from tensorweave.estimator import inputs
@@ -14,6 +16,7 @@ from tensorweave.estimator.canned.estimators import (
     LinearRegressor,
 )
 from tensorweave.estimator.estimator import Estimator
+from tensorweave.estimator.exporter import BestExporter, Exporter, FinalExporter, LatestExporter
 from tensorweave.estimator.model_fn import EstimatorSpec, ModeKeys
 from tensorweave.estimator.run_config import RunConfig
 from tensorweave.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
@@ -23,7 +26,8 @@ export = _export_module  # `tf.estimator.export`
 
 
 __all__ = [
-    "DNNClassifier", "DNNLinearCombinedClassifier", "DNNRegressor", "Estimator",
-    "EstimatorSpec", "EvalSpec", "LinearClassifier", "LinearRegressor", "ModeKeys",
+    "BestExporter", "DNNClassifier", "DNNLinearCombinedClassifier", "DNNRegressor",
+    "Estimator", "EstimatorSpec", "EvalSpec", "Exporter", "FinalExporter",
+    "LatestExporter", "LinearClassifier", "LinearRegressor", "ModeKeys",
     "RunConfig", "TrainSpec", "export", "inputs", "train_and_evaluate",
 ]

@@ -10,7 +10,9 @@ role, as TF 1.15's `_TrainingExecutor` does:
   `min(60, 5 * (task_id + 1))` s so the chief can initialise the model;
 - `evaluator`: after `start_delay_secs`, evaluates each new checkpoint in `model_dir` (a shared
   filesystem), at most one pass per `throttle_secs`, until it has evaluated one whose global
-  step reached `max_steps`.
+  step reached `max_steps`; returns (its metrics, its export results).
+Every evaluation (local or the evaluator's) is followed by the EvalSpec's exporters, writing
+SavedModels under `model_dir/export/<name>/<timestamp>` (estimator/exporter.py).
 """
 
 from __future__ import annotations
@@ -48,12 +50,37 @@ class EvalSpec(namedtuple("EvalSpec", ["input_fn", "steps", "name", "hooks", "ex
         if throttle_secs < 0:
             raise ValueError(f"Must specify throttle_secs >= 0, given: {throttle_secs}")
         return super().__new__(cls, input_fn, steps, name, tuple(hooks or ()),
-                               tuple(exporters or ()), start_delay_secs, throttle_secs)
+                               _exporters(exporters), start_delay_secs, throttle_secs)
+
+
+def _exporters(exporters) -> tuple:
+    """`exporters` as a tuple. Raises TypeError (not Exporters), ValueError (a name twice)."""
+    from tensorweave.estimator.exporter import Exporter
+
+    if exporters is None:
+        return ()
+    if isinstance(exporters, Exporter):
+        exporters = (exporters,)
+    try:
+        out = tuple(exporters)
+    except TypeError:
+        out = None
+    if out is None or not all(isinstance(e, Exporter) for e in out):
+        raise TypeError(f"`exporters` must be an Exporter, an iterable of Exporter, or "
+                        f"`None`, found {exporters}.")
+    names = [e.name for e in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"`exporters` must have unique names. Such a name cannot be "
+                         f"`None`. {names} was given.")
+    return out
 
 
 def train_and_evaluate(estimator, train_spec, eval_spec):
     """Trains `estimator` to `train_spec.max_steps`, evaluating after each chunk of
-    `save_checkpoints_steps` steps (or once at the end). Returns (last metrics, exports).
+    `save_checkpoints_steps` steps (or once at the end), each evaluation followed by the
+    `eval_spec.exporters` (estimator/exporter.py). Returns (the last evaluation's metrics,
+    its export results) where the process evaluates (locally, the evaluator); None on the
+    chief and the workers.
 
     Raises:
       TypeError: the specs are not TrainSpec/EvalSpec.
@@ -92,12 +119,24 @@ def _run_local(estimator, train_spec, eval_spec):
         elif chunk:
             target = before + chunk
         estimator.train(train_spec.input_fn, hooks=list(train_spec.hooks), max_steps=target)
+        latest = estimator.latest_checkpoint()
         metrics = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps,
-                                     hooks=list(eval_spec.hooks), name=eval_spec.name)
+                                     hooks=list(eval_spec.hooks), name=eval_spec.name,
+                                     checkpoint_path=latest)
         after = estimator._global_step_on_disk()
         done = train_spec.max_steps is not None and after >= train_spec.max_steps
-        if done or after == before or not chunk:
-            return metrics, []
+        last = done or after == before or not chunk
+        exports = _export(estimator, train_spec, eval_spec, latest, metrics)
+        if last:
+            return metrics, exports
+
+
+def _export(estimator, train_spec, eval_spec, checkpoint_path, metrics) -> list:
+    """The exporters' results for one evaluation (final: it reached `max_steps`)."""
+    from tensorweave.estimator.exporter import export_all
+
+    final = bool(train_spec.max_steps) and metrics["global_step"] >= train_spec.max_steps
+    return export_all(eval_spec.exporters, estimator, checkpoint_path, metrics, final)
 
 
 # -- the roles of a cluster ----------------------------------------------------------------------
@@ -138,17 +177,18 @@ def _train_on_own_server(estimator, train_spec, delay_s: float) -> None:
 
 
 def _run_evaluator(estimator, train_spec, eval_spec):
-    """Evaluates new checkpoints until one reached `max_steps`; returns its metrics."""
+    """Evaluates (and exports) new checkpoints until one reached `max_steps`; returns its
+    metrics and export results."""
     if eval_spec.start_delay_secs:
         _log.info("Waiting %f secs before starting eval.", eval_spec.start_delay_secs)
         time.sleep(eval_spec.start_delay_secs)
-    previous, metrics = None, None
+    previous, metrics, exports = None, None, []
     while True:
         step = (metrics or {}).get("global_step")
         if step is not None and train_spec.max_steps and step >= train_spec.max_steps:
             _log.info("Exiting evaluation, global_step=%s >= train max_steps=%s", step,
                       train_spec.max_steps)
-            return metrics, []
+            return metrics, exports
         started = time.monotonic()
         latest = estimator.latest_checkpoint()
         if latest is None:
@@ -162,6 +202,7 @@ def _run_evaluator(estimator, train_spec, eval_spec):
             metrics = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps,
                                          hooks=list(eval_spec.hooks), name=eval_spec.name,
                                          checkpoint_path=latest)
+            exports = _export(estimator, train_spec, eval_spec, latest, metrics)
             previous = latest
         left = eval_spec.throttle_secs - (time.monotonic() - started)
         if left > 0:

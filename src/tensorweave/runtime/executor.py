@@ -2,7 +2,9 @@
 
 `Executor` picks the fastest correct strategy for its plan:
 - a partition without control flow compiles to straight-line Python (one line per node, each
-  kernel bound as a local), so a step costs the kernel calls and little else;
+  kernel bound as a local), so a step costs the kernel calls and little else; one that
+  receives several tensors runs its parts as their receives arrive
+  (`runtime/receive_driven.py`);
 - a partition with Switch/Merge or loops runs on the dataflow interpreter
   (`runtime/dataflow.py`), which tracks dead tensors and frames.
 
@@ -75,6 +77,11 @@ class Executor:
 
             self._runner = DataflowRunner(plan, _copy_flags(plan))
             self._traced = self._runner
+        elif plan.receive_driven:
+            from tensorweave.runtime.receive_driven import compile_receive_driven
+
+            self._runner = compile_receive_driven(plan, traced=False)
+            self._traced = compile_receive_driven(plan, traced=True)
         else:
             waves = _parallel_waves(plan)
             self._runner = _compile(plan, traced=False,

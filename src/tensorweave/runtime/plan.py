@@ -52,11 +52,11 @@ class Plan:
     def __init__(self, graph_def: ir.GraphDef, device_type: str = "CPU", resources=None,
                  device: str = "", dataflow: bool = False):
         """`dataflow=True` forces the dataflow interpreter (a partition whose `_Recv`s may
-        carry dead values from a partition with control flow). A partition that receives
-        twice and also sends runs on it too: straight-line code fixes one order of its
-        receives, and a peer may send the second only after a send of ours that waits behind
-        the first (a ps partition of a sharded step deadlocked so); the interpreter runs
-        whichever receive arrives first, as TF's executor does."""
+        carry dead values from a partition with control flow). `receive_driven`: a partition
+        without control flow that receives twice or more runs each part as soon as the
+        receives it needs arrive (runtime/receive_driven.py), not in one fixed order: a peer
+        may send the second only after a send of ours that waits behind the first (a ps
+        partition of a sharded step deadlocked so)."""
         self.device_type = device_type
         self.device = device
         self.resources = resources
@@ -66,8 +66,10 @@ class Plan:
         items = [self._make_item(i, n) for i, n in enumerate(nodes)]
         self._link(items)
         self.items = self._toposort(items)
-        self.has_control_flow = (dataflow or _talks_both_ways(self.items)
-                                 or any(it.op_def.traits.control_flow for it in self.items))
+        self.has_control_flow = dataflow or any(it.op_def.traits.control_flow
+                                                for it in self.items)
+        self.receive_driven = (not self.has_control_flow
+                               and sum(it.op in RECV_OPS for it in self.items) >= 2)
         self.args = sorted((it.attrs["index"], it.index) for it in items if it.op == "_Arg")
         self.retvals = sorted((it.attrs["index"], it.index) for it in items if it.op == "_Retval")
         self.by_index = {it.index: it for it in items}
@@ -169,9 +171,3 @@ def _ref_flags(op_def: OpDef, attrs) -> list[bool]:
             n = len(attrs.get(spec.type_list_attr, []))
         out.extend([spec.is_ref] * n)
     return out
-
-
-def _talks_both_ways(items) -> bool:
-    """Two or more receives and at least one send: receive order must not be fixed."""
-    recvs = sum(it.op in RECV_OPS for it in items)
-    return recvs >= 2 and any(it.op in SEND_OPS for it in items)

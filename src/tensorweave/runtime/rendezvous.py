@@ -45,13 +45,37 @@ def _describe(keys) -> str:
                      for n, its in iters.items())
 
 
+class _Waiter:
+    """One blocked receiver: a lock held until a send of a key it waits for (or an abort, or a
+    participant finishing) releases it. Woken at most once; `wake` runs under the
+    rendezvous's lock."""
+
+    __slots__ = ("lock", "woken")
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.lock.acquire()
+        self.woken = False
+
+    def wake(self) -> None:
+        if not self.woken:
+            self.woken = True
+            self.lock.release()
+
+
 class Rendezvous:
-    """One step's table of sent tensors."""
+    """One step's table of sent tensors.
+
+    NOTE: a send wakes only the receivers waiting for its key (a waiter per blocked receiver,
+    filed under each key it waits for), not every thread waiting in the step: with a dozen
+    receives in flight a condition's notify_all cost a thread switch per waiter per send.
+    """
 
     def __init__(self, participants: int = 0):
         """`participants`: how many partitions take part (0: unknown, no liveness check)."""
         self._table: dict[str, tuple[object, bool]] = {}
-        self._cond = threading.Condition()
+        self._cond = threading.Lock()  # NOTE: subclasses guard their own state with it too
+        self._waiters: dict[str, list[_Waiter]] = {}
         self._error: errors.OpError | None = None
         self._active = participants
 
@@ -59,7 +83,13 @@ class Rendezvous:
         """A participant finished: it will send nothing more."""
         with self._cond:
             self._active -= 1
-            self._cond.notify_all()
+            if self._active <= 1:
+                self._wake_all()
+
+    def _wake_all(self) -> None:
+        for waiters in self._waiters.values():
+            for w in waiters:
+                w.wake()
 
     def _check_senders(self, keys) -> None:
         if self._active == 1:  # only the waiting receiver is left
@@ -75,50 +105,67 @@ class Rendezvous:
             if key in self._table:
                 raise errors.InternalError(None, None, f"Send of an already sent tensor: {key}")
             self._table[key] = (value, is_dead)
-            self._cond.notify_all()
+            for w in self._waiters.get(key, ()):
+                w.wake()
 
     def recv(self, key: str, deadline: float | None = None) -> tuple[object, bool]:
         """(value, is_dead) for `key`. Raises the abort error or DeadlineExceededError."""
-        with self._cond:
-            while True:
-                if key in self._table:
-                    return self._table.pop(key)
-                if self._error is not None:
-                    raise self._error
-                self._check_senders([key])
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    raise errors.DeadlineExceededError(
-                        None, None, f"Timed out waiting for tensor {key.split(';')[3]} "
-                                    f"from {key.split(';')[0]}")
-                self._cond.wait(timeout=left)
+        table = self._table
+        while True:
+            with self._cond:
+                if key in table:
+                    return table.pop(key)
+                waiter, left = self._park([key], deadline, "tensor")
+            self._sleep(waiter, [key], left)
 
     def wait_any(self, keys: list[str], deadline: float | None = None) -> int:
         """Blocks until one of `keys` has arrived; returns its position in `keys`.
 
         Raises the abort error, or DeadlineExceededError naming the tensors waited for.
         """
-        with self._cond:
-            while True:
+        table = self._table
+        while True:
+            with self._cond:
                 for k, key in enumerate(keys):
-                    if key in self._table:
+                    if key in table:
                         return k
-                if self._error is not None:
-                    raise self._error
-                self._check_senders(keys)
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    names = _describe(keys)
-                    raise errors.DeadlineExceededError(
-                        None, None, f"Timed out waiting for tensors {names}")
-                self._cond.wait(timeout=left)
+                waiter, left = self._park(keys, deadline, "tensors")
+            self._sleep(waiter, keys, left)
+
+    def _park(self, keys: list[str], deadline: float | None, what: str):
+        """(a waiter filed under `keys`, seconds it may sleep); under the lock, after the
+        keys were found missing. Raises the abort error, a liveness failure, or
+        DeadlineExceededError."""
+        if self._error is not None:
+            raise self._error
+        self._check_senders(keys)
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            names = _describe(keys)
+            src = f" from {keys[0].split(';')[0]}" if len(keys) == 1 else ""
+            raise errors.DeadlineExceededError(
+                None, None, f"Timed out waiting for {what} {names}{src}")
+        waiter = _Waiter()
+        for key in keys:
+            self._waiters.setdefault(key, []).append(waiter)
+        return waiter, left
+
+    def _sleep(self, waiter: _Waiter, keys: list[str], left: float | None) -> None:
+        waiter.lock.acquire(True, -1 if left is None else left)
+        with self._cond:
+            for key in keys:
+                waiters = self._waiters.get(key)
+                if waiters is not None:
+                    waiters.remove(waiter)
+                    if not waiters:
+                        del self._waiters[key]
 
     def abort(self, error: errors.OpError) -> None:
         """Fails this step: blocked and future receivers get `error` (the first abort wins)."""
         with self._cond:
             if self._error is None:
                 self._error = error
-            self._cond.notify_all()
+            self._wake_all()
 
     @property
     def error(self) -> errors.OpError | None:

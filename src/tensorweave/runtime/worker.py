@@ -70,6 +70,15 @@ class WorkerInterface(abc.ABC):
         """(value, is_dead) of rendezvous `key` in step `step_id`; waits for the sender up to
         `timeout_s`. Raises: the step's abort error, DeadlineExceededError."""
 
+    def recv_many(self, step_id: int, keys: list[str], deliver,
+                  timeout_s: float | None = None) -> None:
+        """Pulls several keys of step `step_id`: `deliver(position, value, is_dead)` for each
+        as it arrives, up to `timeout_s` in all. The default takes them one by one."""
+        end = None if timeout_s is None else time.monotonic() + timeout_s
+        for k, key in enumerate(keys):
+            left = None if end is None else max(0.0, end - time.monotonic())
+            deliver(k, *self.recv_tensor(step_id, key, left))
+
     @abc.abstractmethod
     def cleanup_graph(self, step_id: int) -> None:
         """Drops step `step_id`'s rendezvous, aborting receivers still waiting in it."""
