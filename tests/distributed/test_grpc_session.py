@@ -162,3 +162,28 @@ def test_server_cli_command_serves_a_cluster_task():
             tf.Session(target, config=tf.ConfigProto(operation_timeout_in_ms=1500))
         assert time.monotonic() - t < 5
         assert stop(proc) == 0
+
+
+def _launches(target, config):
+    """XlaLaunch nodes in the partition graphs of a step of a transcendental chain on
+    128K elements (one the cost rule compiles) in a session on `target` with `config`."""
+    x = tf.placeholder(tf.float32, [131072], name="x_jit")
+    h = tf.nn.relu(x - 0.5)
+    y = tf.reduce_sum(tf.sigmoid(h * 2.0 + 1.0) * tf.tanh(h))
+    feed = {x: np.linspace(-1, 1, 131072, dtype=np.float32)}
+    meta = config_pb2.RunMetadata()
+    with tf.Session(target, config=config) as sess:
+        got = sess.run(y, feed, options=config_pb2.RunOptions(output_partition_graphs=True),
+                       run_metadata=meta)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(got, sess.run(y, feed), rtol=1e-4)
+    return [n.name for g in meta.partition_graphs for n in g.node if n.op == "XlaLaunch"]
+
+
+@pytest.mark.slow
+def test_global_jit_level_reaches_the_remote_master(target):
+    pytest.importorskip("jax", reason="auto-clustering needs jax (pip install tensorweave[xla])")
+    on = tf.ConfigProto()
+    on.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
+    assert _launches(target, on)
+    assert not _launches(target, tf.ConfigProto())

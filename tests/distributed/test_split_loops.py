@@ -11,7 +11,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.distributed.local_cluster import LocalCluster
-from tests.master.test_split_loops import _OnDevice
+from tests.master.test_split_loops import _control_loops, _OnDevice
 
 pytestmark = pytest.mark.multiprocess
 
@@ -36,6 +36,10 @@ def _both(build, cluster, steps: int = 1):
             init = tf.global_variables_initializer()
             with tf.Session(target, graph=g) as s:
                 s.run(init)
+                if target:
+                    assert {d.split("/device")[0] for d in _control_loops(s, fetch)} == \
+                        {PS0.replace("/task", "/replica:0/task"), W0.replace(
+                            "/task", "/replica:0/task")}, "the loop was not split over tasks"
                 got = [s.run([fetch, train] if train is not None else fetch)
                        for _ in range(steps)]
         if target:

@@ -22,10 +22,20 @@ def _run(build, split: bool, steps: int = 1):
         init = tf.global_variables_initializer()
     with tf.Session(graph=g, config=tf.ConfigProto(**_TWO)) as s:
         s.run(init)
+        if split:
+            assert _control_loops(s, fetches), "the loop was not split over the devices"
         if train is None:
             return s.run(fetches)
         got = [s.run([fetches, train])[0] for _ in range(steps)]
         return got + s.run(tf.trainable_variables())
+
+
+def _control_loops(s, fetches) -> set[str]:
+    """The devices whose partition of `fetches`' step has a control loop (a split frame)."""
+    meta = tf.RunMetadata()
+    s.run(fetches, options=tf.RunOptions(output_partition_graphs=True), run_metadata=meta)
+    return {n.device for p in meta.partition_graphs for n in p.node
+            if n.name.startswith("_cloop")}
 
 
 def _same(build, steps=1, rtol=0.0):
@@ -202,3 +212,26 @@ def test_a_split_loop_on_the_untaken_branch_of_a_cond():
     with tf.Session(graph=g, config=tf.ConfigProto(**_TWO)) as s:
         assert s.run(out, {p: True}) == 8.0
         assert s.run(out, {p: False}) == -1.0
+
+
+def test_a_split_loop_blocked_on_the_other_device_ends_at_the_deadline():
+    """The third iteration's dequeue on /cpu:1 waits on an empty queue; the step fails with
+    DeadlineExceeded after operation_timeout_in_ms, naming a node of the loop."""
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(4, tf.float32, shapes=[[]])
+
+        def body(i, x):
+            with tf.device("/cpu:1"):
+                y = x + q.dequeue()
+            return i + 1, y
+        out = tf.while_loop(lambda i, x: i < 3, body, [0, tf.constant(0.0)])[1]
+        enqueue = q.enqueue(1.0)
+    config = tf.ConfigProto(operation_timeout_in_ms=1000, **_TWO)
+    with tf.Session(graph=g, config=config) as s:
+        s.run(enqueue)
+        s.run(enqueue)
+        t = time.monotonic()
+        with pytest.raises(tf.errors.DeadlineExceededError, match="while/"):
+            s.run(out)
+        assert time.monotonic() - t < 10

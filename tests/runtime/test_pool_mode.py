@@ -107,9 +107,9 @@ def test_split_matmul_equals_numpy_and_repeats_exactly(a, b, splits):
 def test_small_or_mixed_or_outside_pool_mode_is_one_numpy_call(splits):
     """One numpy call: bit for bit numpy's under the same BLAS settings (in pool mode, BLAS
     on one thread; outside it, on its own threads)."""
-    a, b = rand(128, 64), rand(64, 256)
-    np.testing.assert_array_equal(in_pool_mode(parallel.matmul, a, b),
-                                  in_pool_mode(np.matmul, a, b))
+    for a, b in [(rand(128, 64), rand(64, 256)), (rand(20, 400), rand(400, 800))]:  # 2nd: LSTM
+        np.testing.assert_array_equal(in_pool_mode(parallel.matmul, a, b),
+                                      in_pool_mode(np.matmul, a, b))
     a64 = MATMULS[0][1].astype(np.float64)
     mixed = in_pool_mode(parallel.matmul, MATMULS[0][0], a64)
     np.testing.assert_array_equal(mixed, in_pool_mode(np.matmul, MATMULS[0][0], a64))

@@ -243,3 +243,24 @@ def test_closing_a_session_ends_its_threads():
     for t in helpers:
         t.join(5)
     assert not any(t.is_alive() for t in helpers)
+
+
+def test_the_default_inter_op_pool_follows_the_affinity_mask_not_the_quota(monkeypatch):
+    # a 1-CPU quota caps CPU time, not concurrency: 0 asks for the cores we may run on (as
+    # TF's default); the kernels' own threads (cpu_count) still follow the quota
+    from tensorweave.runtime import threads
+    from tensorweave.runtime.kernels.cpu import cpus
+
+    monkeypatch.setattr(cpus, "quota_cpus", lambda: 1.0)
+    monkeypatch.setattr(threads, "affinity_count", lambda: 4)
+    assert cpus.cpu_count() <= 1
+    st = threads.SessionThreads(0, 0)
+    try:
+        assert st.inter_op[0]._max_workers == 3
+        assert st.intra_op is None
+    finally:
+        st.close()
+    monkeypatch.setattr(threads, "affinity_count", lambda: 1)
+    assert threads.inter_op_pool(0) is threads.INLINE
+    monkeypatch.setattr(threads, "affinity_count", lambda: 64)
+    assert threads.default_inter_op_threads() == threads.MAX_DEFAULT_INTER_OP

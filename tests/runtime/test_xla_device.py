@@ -263,6 +263,31 @@ def test_uninitialized_variable_on_xla_names_it():
             np.testing.assert_array_equal(sess.run(v * 2.0), [2, 2, 2])
 
 
+def test_constant_initializers_are_set_on_the_host_and_reset_after_donation(built):
+    """Zeros and constants folded while tracing leave the executable (set on the host each
+    run, a fresh buffer: the update step donates it); running the initializer again after
+    in-place updates gives the constants back, and later steps compile nothing new."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(XLA):
+            v = tf.Variable(tf.zeros([3]))
+            c = tf.Variable(np.array([1.0, 2.0, 3.0], np.float32))
+            r = tf.Variable(tf.random_uniform([2], seed=1))
+            inc = tf.group(v.assign_add(c), c.assign_add(c))
+        with tf.Session() as sess:
+            init = tf.global_variables_initializer()
+            for _ in range(2):
+                sess.run(init)
+                np.testing.assert_array_equal(sess.run([v, c]), [[0, 0, 0], [1, 2, 3]])
+                sess.run(inc)
+                sess.run(inc)
+                np.testing.assert_array_equal(sess.run([v, c]), [[3, 6, 9], [4, 8, 12]])
+            assert 0 <= sess.run(r).min() and sess.run(r).max() < 1
+    stages = [exe for ex in built for exe in ex._cache.values()]
+    assert any(len(exe.const_state) == 2 for exe in stages)   # v and c, not r
+    assert sum(ex.compiles for ex in built) == len(stages)     # one per stage, none again
+
+
 def test_sparse_updates_on_xla_match_cpu_with_duplicate_indices(built):
     def build():
         v = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 7.0)
@@ -400,3 +425,36 @@ def test_a_cuda_gpu_would_list_gpu_and_xla_gpu(monkeypatch):
                                                     "device:XLA_GPU:0"]
     assert all(backend.is_compiled_device(n) for n in names)
     assert not backend.is_compiled_device("/job:localhost/replica:0/task:0/device:CPU:0")
+
+
+_CACHED_RUN = """
+import numpy as np, jax.monitoring, tensorweave as tf
+hits = []
+jax.monitoring.register_event_listener(lambda name, **kw: hits.append(name))
+x = tf.placeholder(tf.float32, [4])
+with tf.device("/device:XLA_CPU:0"):
+    y = tf.reduce_sum(tf.tanh(x) * 3.0)
+with tf.Session() as sess:
+    print(sess.run(y, {x: np.arange(4, dtype=np.float32)}),
+          "/jax/compilation_cache/cache_hits" in hits)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.multiprocess
+def test_persistent_compilation_cache_is_used_when_its_directory_is_set(tmp_path):
+    """TENSORWEAVE_XLA_CACHE_DIR: the second process loads the executable the first wrote."""
+    import os
+    import subprocess
+    import sys
+
+    from tensorweave.runtime.kernels.xla.backend import CACHE_DIR_ENV
+
+    env = dict(os.environ, **{CACHE_DIR_ENV: str(tmp_path / "xla")})
+    runs = [subprocess.run([sys.executable, "-c", _CACHED_RUN], env=env, capture_output=True,
+                           text=True, timeout=120) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr[-500:]
+    (first, hit1), (second, hit2) = (r.stdout.split() for r in runs)
+    assert first == second and np.isclose(float(first), 3 * np.tanh([0, 1, 2, 3]).sum())
+    assert (hit1, hit2) == ("False", "True")
+    assert os.listdir(tmp_path / "xla")

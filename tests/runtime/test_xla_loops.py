@@ -128,20 +128,25 @@ def test_maximum_iterations_bounds_a_data_dependent_loop_with_a_gradient(compile
     assert "StackPushV2" in compiled
 
 
-def test_nested_loops():
+def test_nested_loops_and_their_gradient(compiled):
+    """The inner loop's stacks hold 2 x 3 values (the bounds' product); its count per outer
+    iteration is itself saved on a stack."""
     def build(device):
         x = tf.placeholder(tf.float32, [3])
         with tf.device(device):
             def outer(i, v):
-                _, w = tf.while_loop(lambda j, w: j < 3, lambda j, w: (j + 1, w * 0.5 + 1.0),
+                _, w = tf.while_loop(lambda j, w: j < 3,
+                                     lambda j, w: (j + 1, tf.sin(w) * 1.3 + v),
                                      [tf.constant(0), v])
                 return i + 1, tf.tanh(w)
 
             _, y = tf.while_loop(lambda i, v: i < 2, outer, [tf.constant(0), x])
-        return [x], [y]
+            grad = tf.gradients(tf.reduce_sum(y * y), x)[0]
+        return [x], [y, grad]
 
     want, got = _both(build, [np.array([1.0, -2.0, 0.5], np.float32)])
     _close(got, want)
+    assert "StackPushV2" in compiled
 
 
 def test_tensor_array_write_read_gather_scatter_in_a_loop():
@@ -276,3 +281,24 @@ def test_random_ops_in_a_loop_draw_anew_each_iteration():
     assert len({tuple(r) for r in a}) == 3
     assert not np.array_equal(a, b)
     assert ((a >= 0) & (a < 1)).all()
+
+
+def test_a_loop_whose_gradient_is_built_outside_the_xla_scope_stays_on_cpu(compiled, caplog):
+    """The loop asks for XLA_CPU, its gradient (sharing its stacks) for no device: the two
+    are not split over the devices; both run on the CPU, and the log says why."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [3])
+        with tf.device(XLA):
+            _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v)),
+                                 [tf.constant(0), x])
+        grad = tf.gradients(tf.reduce_sum(y), x)[0]
+        with caplog.at_level(logging.WARNING, logger="tensorweave"), \
+                tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+            got = sess.run(grad, {x: np.array([0.5, 1.0, -1.0], np.float32)})
+    v, want = np.array([0.5, 1.0, -1.0]), np.ones(3)
+    for _ in range(3):
+        want, v = want * np.cos(v), np.sin(v)
+    np.testing.assert_allclose(got, want, rtol=RTOL)
+    assert "Enter" not in compiled
+    assert any("one device scope" in r.getMessage() for r in caplog.records)

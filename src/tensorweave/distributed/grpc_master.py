@@ -48,6 +48,9 @@ def config_to_proto(config) -> pb.SessionConfig:
         device_filters=list(o.device_filters),
     )
     out.device_count["CPU"] = o.cpus
+    # NOTE: TF's ConfigProto field and message: the master's passes auto-cluster with it
+    out.graph_options.optimizer_options.global_jit_level = \
+        config_pb2.OptimizerOptions.GlobalJitLevel.Name(o.global_jit_level)
     return out
 
 
@@ -63,6 +66,7 @@ def config_from_proto(proto: pb.SessionConfig) -> SessionOptions:
         "disabled_passes": list(proto.disabled_passes),
         "passes": list(proto.passes),
         "device_filters": list(proto.device_filters),
+        "global_jit_level": proto.graph_options.optimizer_options.global_jit_level,
     })
 
 

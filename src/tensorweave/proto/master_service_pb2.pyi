@@ -13,7 +13,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class SessionConfig(_message.Message):
-    __slots__ = ("device_count", "intra_op_parallelism_threads", "device_filters", "inter_op_parallelism_threads", "allow_soft_placement", "log_device_placement", "operation_timeout_in_ms", "disabled_passes", "passes")
+    __slots__ = ("device_count", "intra_op_parallelism_threads", "device_filters", "inter_op_parallelism_threads", "allow_soft_placement", "log_device_placement", "graph_options", "operation_timeout_in_ms", "disabled_passes", "passes")
     class DeviceCountEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -27,6 +27,7 @@ class SessionConfig(_message.Message):
     INTER_OP_PARALLELISM_THREADS_FIELD_NUMBER: _ClassVar[int]
     ALLOW_SOFT_PLACEMENT_FIELD_NUMBER: _ClassVar[int]
     LOG_DEVICE_PLACEMENT_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     OPERATION_TIMEOUT_IN_MS_FIELD_NUMBER: _ClassVar[int]
     DISABLED_PASSES_FIELD_NUMBER: _ClassVar[int]
     PASSES_FIELD_NUMBER: _ClassVar[int]
@@ -36,10 +37,11 @@ class SessionConfig(_message.Message):
     inter_op_parallelism_threads: int
     allow_soft_placement: bool
     log_device_placement: bool
+    graph_options: _config_pb2.GraphOptions
     operation_timeout_in_ms: int
     disabled_passes: _containers.RepeatedScalarFieldContainer[str]
     passes: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, device_count: _Optional[_Mapping[str, int]] = ..., intra_op_parallelism_threads: _Optional[int] = ..., device_filters: _Optional[_Iterable[str]] = ..., inter_op_parallelism_threads: _Optional[int] = ..., allow_soft_placement: _Optional[bool] = ..., log_device_placement: _Optional[bool] = ..., operation_timeout_in_ms: _Optional[int] = ..., disabled_passes: _Optional[_Iterable[str]] = ..., passes: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, device_count: _Optional[_Mapping[str, int]] = ..., intra_op_parallelism_threads: _Optional[int] = ..., device_filters: _Optional[_Iterable[str]] = ..., inter_op_parallelism_threads: _Optional[int] = ..., allow_soft_placement: _Optional[bool] = ..., log_device_placement: _Optional[bool] = ..., graph_options: _Optional[_Union[_config_pb2.GraphOptions, _Mapping]] = ..., operation_timeout_in_ms: _Optional[int] = ..., disabled_passes: _Optional[_Iterable[str]] = ..., passes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class NodeOutputShapes(_message.Message):
     __slots__ = ("shape",)

@@ -206,6 +206,7 @@ class _Step:
         """The deferred receive whose tensor arrived first (blocks until one does)."""
         if len(self.deferred) == 1:
             return self.deferred.pop()
+        self._current = self.deferred[0][0]   # NOTE: a timeout names a receive waited for
         keys = []
         for i, its, _ in self.deferred:
             self.ctx.frame_id, self.ctx.iter_id = its.frame.fid, its.k

@@ -32,6 +32,19 @@ def parse_key(key: str) -> tuple[str, int, str, str, tuple[int, int]]:
     return parts[0], int(parts[1], 16), parts[2], parts[3], (int(frame), int(it))
 
 
+def _describe(keys) -> str:
+    """Tensor names of `keys`, each once; a loop's with the iterations waited for."""
+    iters: dict[str, list[str]] = {}
+    for key in keys:
+        parts = key.split(";")
+        frame, _, it = parts[4].partition(":")
+        iters.setdefault(parts[3], [])
+        if frame != "0":
+            iters[parts[3]].append(it)
+    return ", ".join(f"{n} (iteration {', '.join(its)})" if its else n
+                     for n, its in iters.items())
+
+
 class _Waiter:
     """One blocked receiver: a lock held until a send of a key it waits for (or an abort, or a
     participant finishing) releases it. Woken at most once; `wake` runs under the
@@ -80,7 +93,7 @@ class Rendezvous:
 
     def _check_senders(self, keys) -> None:
         if self._active == 1:  # only the waiting receiver is left
-            names = ", ".join(k.split(";")[3] for k in keys)
+            names = _describe(keys)
             raise errors.InternalError(
                 None, None, f"Tensor(s) {names} will never arrive: every sending partition "
                             "of the step has finished")
@@ -128,7 +141,7 @@ class Rendezvous:
         self._check_senders(keys)
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
-            names = ", ".join(k.split(";")[3] for k in keys)
+            names = _describe(keys)
             src = f" from {keys[0].split(';')[0]}" if len(keys) == 1 else ""
             raise errors.DeadlineExceededError(
                 None, None, f"Timed out waiting for {what} {names}{src}")

@@ -6,10 +6,8 @@ signature (shapes, dtypes and the values of inputs feeding a shape or axis slot)
 LRU keeping the executables; it logs every compile after the first with the input signature
 that caused it, naming the cluster.
 
-A cluster's inputs are host arrays and its results go back to numpy kernels, and jax's CPU
-device reads numpy arguments in place, so the arrays are handed to the executable as they are
-instead of through `jax.device_put` (measured on the 2-core machine: ~140 µs per array that
-way, against ~35 µs for a whole jitted call).
+A cluster's inputs are host arrays and its results go back to numpy kernels; the executable
+hands host arrays to jit as they are (jax's CPU device reads them in place).
 """
 
 from __future__ import annotations
@@ -21,21 +19,6 @@ from tensorweave.runtime.plan import Plan
 from tensorweave.runtime.xla_executable import CACHE_SIZE, XlaExecutable
 
 
-class _HostArrays:
-    """The jax module as the executable sees it, `device_put` of a host array to the host
-    CPU device left out (a no-op there: jit reads numpy arguments directly)."""
-
-    def __init__(self, jax):
-        self._jax = jax
-
-    def __getattr__(self, name):
-        return getattr(self._jax, name)
-
-    @staticmethod
-    def device_put(value, device=None):
-        return value
-
-
 class ClusterExecutable:
     """`exe(*args) -> tuple(results)` for one `XlaLaunch` node. Thread-safe as
     `XlaExecutable` is (its cache is locked)."""
@@ -45,8 +28,6 @@ class ClusterExecutable:
         plan = Plan(ir.GraphDef(nodes=list(fdef.nodes)), "XLA_CPU",
                     device=f"XLA cluster {node_name}")
         self._exe = XlaExecutable(plan, cache_size)
-        # NOTE: the executable's own jax handle; only its device_put changes (module doc)
-        self._exe._jax = _HostArrays(self._exe._jax)
         self.node_name = node_name
         self.cache_size = cache_size
 

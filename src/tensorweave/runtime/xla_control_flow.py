@@ -35,7 +35,7 @@ import numpy as np
 from tensorweave import dtypes, errors, ir
 from tensorweave.ops.registry import OPS, arg_dtypes, full_attrs, op_traits
 from tensorweave.runtime.kernels.registry import has_kernel
-from tensorweave.runtime.kernels.xla.backend import jax_modules
+from tensorweave.runtime.kernels.xla.backend import is_compiled_device, jax_modules
 from tensorweave.runtime.kernels.xla.data_flow import TraceResource, active_bounds
 from tensorweave.runtime.kernels.xla.lower import STATE_WRITERS, VarState
 
@@ -536,8 +536,10 @@ def placement_off_xla(nodes: dict[str, ir.NodeDef], order: list[str],
     less the loops this module compiles, plus the other members of a loop kept off (the
     containers its handles tie it to). Logs why a loop that asked for an XLA device stays
     on a CPU."""
-    a = _GraphLoops(nodes, order)
     off = set(control_flow)
+    if not off and not any(n.op in _CONTAINERS for n in nodes.values()):
+        return off
+    a = _GraphLoops(nodes, order)
     for members, reason in a.groups():
         if reason is None:
             off -= members
@@ -555,10 +557,21 @@ class _GraphLoops:
 
     def __init__(self, nodes, order):
         self.nodes, self.order = nodes, [n for n in order if n in nodes]
+        self.pos = {name: k for k, name in enumerate(self.order)}
         self.frame: dict[str, tuple | None] = {}
+        self.loop_cond: dict[tuple, str] = {}
         for name in self.order:
-            self.frame[name] = self._frame_for(nodes[name])
-        self.static = self._static()
+            self.frame[name] = f = self._frame_for(nodes[name])
+            if f and nodes[name].op == "LoopCond":
+                self.loop_cond.setdefault(f, name)
+        self._static_of: dict[str, bool] | None = None
+        self._handles: dict[str, list] = {}
+
+    @property
+    def static(self) -> dict[str, bool]:
+        if self._static_of is None:
+            self._static_of = self._static()
+        return self._static_of
 
     def _srcs(self, n: ir.NodeDef, control=True) -> list[str]:
         out = []
@@ -651,14 +664,17 @@ class _GraphLoops:
                 yield members, self._reason(members)
 
     def _is_handle(self, name: str, slot: int) -> bool:
-        n = self.nodes[name]
-        op_def = OPS.get(n.op)
-        if op_def is None:
-            return False
-        try:
-            dts = arg_dtypes(op_def.outputs, full_attrs(op_def, n.attrs))
-        except (KeyError, TypeError, ValueError):
-            return False
+        """Whether output `slot` of `name` is a resource (memoized per node)."""
+        dts = self._handles.get(name)
+        if dts is None:
+            n = self.nodes[name]
+            op_def = OPS.get(n.op)
+            try:
+                dts = [] if op_def is None else arg_dtypes(op_def.outputs,
+                                                           full_attrs(op_def, n.attrs))
+            except (KeyError, TypeError, ValueError):
+                dts = []
+            self._handles[name] = dts
         return slot < len(dts) and dts[slot] is not None and \
             dts[slot].base_dtype == dtypes.resource
 
@@ -671,7 +687,12 @@ class _GraphLoops:
 
     def _reason(self, members: set[str]) -> str | None:
         """Why the group cannot be compiled (None: it can)."""
-        for m in sorted(members, key=self.order.index):
+        if len({is_compiled_device(self.nodes[m].device) for m in members}) > 1:
+            # NOTE: a loop and its gradient share stacks: split over devices, a handle would
+            # cross from XLA to a CPU
+            return ("some of its nodes ask for an XLA device and others do not (build the "
+                    "loop and its gradient under one device scope)")
+        for m in sorted(members, key=self.pos.__getitem__):
             n = self.nodes[m]
             if not has_kernel(n.op, "XLA_CPU", n.attrs):
                 return f"{n.op} {m} has no XLA lowering"
@@ -698,11 +719,9 @@ class _GraphLoops:
         """Whether every loop from `frame` outwards has a conjunct of its condition that is
         known at compile time."""
         while frame:
-            conds = [m for m in self.order if self.frame[m] == frame and
-                     self.nodes[m].op == "LoopCond"]
-            if not conds or not any(self.static.get(c, False)
-                                    for c in self._conjunct_names(
-                                        self._srcs(self.nodes[conds[0]], False)[0])):
+            cond = self.loop_cond.get(frame)
+            if cond is None or not any(self.static.get(c, False) for c in self._conjunct_names(
+                    self._srcs(self.nodes[cond], False)[0])):
                 return False
             frame = frame[:-1]
         return True

@@ -62,8 +62,9 @@ from tensorweave.runtime.kernels.cpu.crew import Crew
 BLOCK = 1 << 16          # elements per block: the ~6 float32 streams of Adam fit in L2
 MIN_PARALLEL = 1 << 18   # elements below which blocks run on the calling thread only
 
-MIN_SPLIT_FLOPS = 1 << 25  # a GEMM below this (~0.3 ms on one core), whose operands hold
-                           # < MIN_PARALLEL elements too, is not split
+MIN_SPLIT_FLOPS = 1 << 25  # a GEMM below this (~0.3 ms on one core) is not split unless
+MIN_SPLIT_OPERAND = 1 << 20  # an operand holds this many elements (4 MiB float32: beyond L2,
+                             # streaming it from memory is what a split shares)
 
 _lock = threading.Lock()
 _local = threading.local()
@@ -206,12 +207,16 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rows (by columns when a has few rows), each part one BLAS call over the whole inner
     dimension: the same products summed in BLAS's order, though a partial edge tile may
     round differently (ulps); the same parts every call, so results repeat exactly. Small
-    ones run inline; skinny ones (a classifier layer: 1024x1024 @ 1024x10) are split for
-    their memory traffic."""
+    ones (under MIN_SPLIT_FLOPS) run inline unless an operand is big (MIN_SPLIT_OPERAND
+    elements: a classifier layer's 1024x1024 @ 1024x10), when they are split for its memory
+    traffic."""
     m, k = a.shape
     n = b.shape[1]
     flops = 2 * m * n * k
-    small = flops < MIN_SPLIT_FLOPS and m * k + k * n + m * n < MIN_PARALLEL
+    # NOTE: an LSTM cell's GEMMs ([20, 400] @ [400, 800], 13 MFLOP, 20 per step each way)
+    # cost ~0.15 ms on one core; split in two they took 0.2 ms at best and 1.3 ms on average
+    # on the loaded 2-core machine (a thread hop per GEMM), so only big operands split them.
+    small = flops < MIN_SPLIT_FLOPS and max(m * k, k * n, m * n) < MIN_SPLIT_OPERAND
     if small or not pool_mode() or a.dtype != b.dtype or a.dtype.char not in "fd":
         return np.matmul(a, b)
     threads = num_threads()

@@ -48,7 +48,10 @@ def _assign(node):
         if validate and old is not None and tuple(old.shape) != tuple(value.shape):
             raise _invalid("Assign requires shapes of both tensors to match. lhs shape= "
                            f"{_fmt(old.shape)} rhs shape= {_fmt(value.shape)}")
-        state.write(jnp.asarray(value, dt))
+        # NOTE: a host value stays one (an initializer folded while tracing): the executable
+        # then sets it on the host instead of compiling a fill kernel for it
+        state.write(np.asarray(value, dt) if isinstance(value, (np.ndarray, np.generic))
+                    else jnp.asarray(value, dt))
         return state
 
     return run
