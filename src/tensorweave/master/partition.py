@@ -64,7 +64,9 @@ class _State:
 
     def rewire_all(self, dst: ir.NodeDef) -> list[str]:
         """`dst`'s inputs in its partition; the recvs of its ref inputs wait for the others."""
-        inputs, ref_recvs, others = [], [], []
+        inputs: list[str] = []
+        ref_recvs: list[str] = []
+        others: list[str] = []
         for inp in dst.inputs:
             new, role = self.rewire(dst, inp)
             inputs.append(new)
