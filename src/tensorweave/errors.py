@@ -102,30 +102,108 @@ def _rebuild(cls, node_def, op, detail, code, site, task) -> OpError:
     return out
 
 
-def _make(name: str, code: int) -> type[OpError]:
+class _CodedError(OpError):
+    """An OpError whose code is its class's `error_code` (TF's subclasses take no code)."""
+
     def __init__(self, node_def=None, op=None, message="", *args, **kwargs):
-        OpError.__init__(self, node_def, op, message, code)
-
-    return type(name, (OpError,), {"error_code": code, "__doc__": f"TF error code {code}.",
-                                   "__init__": __init__})
+        OpError.__init__(self, node_def, op, message, type(self).error_code)
 
 
-CancelledError = _make("CancelledError", CANCELLED)
-UnknownError = _make("UnknownError", UNKNOWN)
-InvalidArgumentError = _make("InvalidArgumentError", INVALID_ARGUMENT)
-DeadlineExceededError = _make("DeadlineExceededError", DEADLINE_EXCEEDED)
-NotFoundError = _make("NotFoundError", NOT_FOUND)
-AlreadyExistsError = _make("AlreadyExistsError", ALREADY_EXISTS)
-PermissionDeniedError = _make("PermissionDeniedError", PERMISSION_DENIED)
-ResourceExhaustedError = _make("ResourceExhaustedError", RESOURCE_EXHAUSTED)
-FailedPreconditionError = _make("FailedPreconditionError", FAILED_PRECONDITION)
-AbortedError = _make("AbortedError", ABORTED)
-OutOfRangeError = _make("OutOfRangeError", OUT_OF_RANGE)
-UnimplementedError = _make("UnimplementedError", UNIMPLEMENTED)
-InternalError = _make("InternalError", INTERNAL)
-UnavailableError = _make("UnavailableError", UNAVAILABLE)
-DataLossError = _make("DataLossError", DATA_LOSS)
-UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED)
+class CancelledError(_CodedError):
+    """TF error code 1."""
+
+    error_code = CANCELLED
+
+
+class UnknownError(_CodedError):
+    """TF error code 2."""
+
+    error_code = UNKNOWN
+
+
+class InvalidArgumentError(_CodedError):
+    """TF error code 3."""
+
+    error_code = INVALID_ARGUMENT
+
+
+class DeadlineExceededError(_CodedError):
+    """TF error code 4."""
+
+    error_code = DEADLINE_EXCEEDED
+
+
+class NotFoundError(_CodedError):
+    """TF error code 5."""
+
+    error_code = NOT_FOUND
+
+
+class AlreadyExistsError(_CodedError):
+    """TF error code 6."""
+
+    error_code = ALREADY_EXISTS
+
+
+class PermissionDeniedError(_CodedError):
+    """TF error code 7."""
+
+    error_code = PERMISSION_DENIED
+
+
+class ResourceExhaustedError(_CodedError):
+    """TF error code 8."""
+
+    error_code = RESOURCE_EXHAUSTED
+
+
+class FailedPreconditionError(_CodedError):
+    """TF error code 9."""
+
+    error_code = FAILED_PRECONDITION
+
+
+class AbortedError(_CodedError):
+    """TF error code 10."""
+
+    error_code = ABORTED
+
+
+class OutOfRangeError(_CodedError):
+    """TF error code 11."""
+
+    error_code = OUT_OF_RANGE
+
+
+class UnimplementedError(_CodedError):
+    """TF error code 12."""
+
+    error_code = UNIMPLEMENTED
+
+
+class InternalError(_CodedError):
+    """TF error code 13."""
+
+    error_code = INTERNAL
+
+
+class UnavailableError(_CodedError):
+    """TF error code 14."""
+
+    error_code = UNAVAILABLE
+
+
+class DataLossError(_CodedError):
+    """TF error code 15."""
+
+    error_code = DATA_LOSS
+
+
+class UnauthenticatedError(_CodedError):
+    """TF error code 16."""
+
+    error_code = UNAUTHENTICATED
+
 
 _BY_CODE: dict[int, type[OpError]] = {
     cls.error_code: cls

@@ -36,8 +36,9 @@ def _strings(items) -> np.ndarray:
 
 
 def _example(**features) -> bytes:
-    return ex.Example(features=ex.Features(
-        feature={k: ex.feature_of(v) for k, v in features.items()})).SerializeToString()
+    # NOTE: deterministic: the bytes name parametrized tests, the same in every process
+    return ex.Example(features=ex.Features(feature={
+        k: ex.feature_of(v) for k, v in features.items()})).SerializeToString(deterministic=True)
 
 
 def _reference(records, key, kind):

@@ -34,6 +34,7 @@ DETECT_LIMIT_S = PEER_TIMEOUT_S + 11.0   # generous: the machine is loaded
 ENV = {**os.environ, "TENSORWEAVE_PEER_TIMEOUT_S": str(PEER_TIMEOUT_S),
        "PYTHONPATH": str(ROOT / "src")}
 TASKS = [("ps", 0), ("worker", 0), ("worker", 1)]
+FAULT_AT, FAULTED_STEPS = 25, 75     # the fault once step 25 is saved (netns_train saves every 25)
 
 
 @pytest.fixture
@@ -87,14 +88,14 @@ def _follow(proc, on_line, timeout_s: float = 60.0) -> list[str]:
 
 
 def _faulted_run(h, tmp_path, fault, env=None) -> tuple[list[str], float]:
-    """Trains 150 steps; `fault(h)` once step 50 is saved; heals when the error shows.
+    """Trains FAULTED_STEPS; `fault(h)` once step FAULT_AT is saved; heals when the error shows.
     Returns (lines, seconds from the fault to the error)."""
     spec = _spec(h)
     _serve(h, spec, env=env)
     when: dict = {}
 
     def on_line(line):
-        if line.startswith("saved step 50") and "fault" not in when:
+        if line.startswith(f"saved step {FAULT_AT}\n") and "fault" not in when:
             fault(h)
             when["fault"] = time.monotonic()
         elif line.startswith("error") and "error" not in when:
@@ -103,7 +104,7 @@ def _faulted_run(h, tmp_path, fault, env=None) -> tuple[list[str], float]:
 
     # NOTE: two recoveries allowed: after dropped packets heal, the ps's stream to the faulted
     # host may still be reset on the next step (one loaded CI run), and the loop recovers again
-    lines = _follow(_train(h, spec, tmp_path / "ckpt", steps=150, retries=2, pause=0.01,
+    lines = _follow(_train(h, spec, tmp_path / "ckpt", steps=FAULTED_STEPS, retries=2, pause=0.01,
                            env=env), on_line)
     assert "error" in when, "\n".join(lines)
     return lines, when["error"] - when["fault"]
@@ -117,8 +118,8 @@ def _check_recovered(lines: list[str], detected_s: float) -> None:
     assert detected_s < DETECT_LIMIT_S, text
     saved = [int(m) for m in re.findall(r"saved step (\d+)", text.split(error)[0])]
     resumed = int(re.search(r"resumed from step (\d+)", text).group(1))
-    assert resumed == max(saved) >= 50, text      # no saved step lost
-    assert re.search(r"accuracy [\d.]+ steps 150", text), text
+    assert resumed == max(saved) >= FAULT_AT, text      # no saved step lost
+    assert re.search(rf"accuracy [\d.]+ steps {FAULTED_STEPS}", text), text
 
 
 def test_trains_over_three_hosts_to_the_single_process_accuracy(hosts, tmp_path):
@@ -177,19 +178,20 @@ def test_a_task_restarted_on_another_host_address_resumes_from_the_checkpoint(ho
     when: dict = {}
 
     def on_line(line):
-        if line.startswith("saved step 50") and "fault" not in when:
+        if line.startswith(f"saved step {FAULT_AT}\n") and "fault" not in when:
             hosts.link_down(2)
             when["fault"] = time.monotonic()
         elif line.startswith("error") and "error" not in when:
             when["error"] = time.monotonic()
 
-    first = _follow_failing(_train(hosts, spec, tmp_path / "ckpt", steps=150), on_line)
+    first = _follow_failing(_train(hosts, spec, tmp_path / "ckpt", steps=FAULTED_STEPS),
+                            on_line)
     for p in servers:
         p.kill()
         p.wait(timeout=10)
     moved = (0, 1, 3)
     _serve(hosts, _spec(hosts, moved), moved)
-    second = _follow(_train(hosts, _spec(hosts, moved), tmp_path / "ckpt", steps=150),
+    second = _follow(_train(hosts, _spec(hosts, moved), tmp_path / "ckpt", steps=FAULTED_STEPS),
                      lambda _: None)
     _check_recovered(first + second, when["error"] - when["fault"])
 

@@ -149,7 +149,8 @@ class _Backprop:
     def run(self, grad_ys) -> None:
         for y, g in zip(self._ys, grad_ys):
             self._set_grad(y, g)
-        queue, seen = collections.deque(), set()
+        queue: collections.deque = collections.deque()
+        seen: set = set()
         for y in self._ys:
             op = y.op
             if self._pending[op] == 0 and op not in seen and op in self._reachable_to:

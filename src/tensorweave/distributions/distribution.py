@@ -11,6 +11,7 @@ NotImplementedError naming the distribution, as TF.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 import numpy as np
 
@@ -262,7 +263,7 @@ def _static_value(t):
 
 
 # -- KL divergence registry -----------------------------------------------------------------
-_KL = {}
+_KL: dict[tuple[type, type], Callable] = {}
 
 
 class RegisterKL:

@@ -71,7 +71,7 @@ class ScopeState:
             self._controllers.remove(ctl)
 
     def _control_inputs_for(self, input_ops) -> list:
-        found = []
+        found: list = []
         for ctl in self._controllers:
             if any(op in ctl.seen for op in input_ops):
                 continue  # dominated: an input already sits inside this block

@@ -184,7 +184,7 @@ class Timeline:
 
     def _emit_op(self, ns, pid: int, is_gputrace: bool) -> list[str]:
         """Emits the op's X event; returns its input tensor names."""
-        node_name, inputs = ns.node_name, []
+        node_name, inputs = ns.node_name, list[str]()
         if is_gputrace:
             node_name, op = _kernel_label(ns.timeline_label, node_name)
         elif node_name == "RecvTensor":
@@ -238,7 +238,7 @@ class Timeline:
                 for allocator, events in allocations.items()}
 
     def _allocator_series(self, allocator: str, events: list) -> AllocationMaximum:
-        total, live = 0, set()
+        total, live = 0, set[str]()
         peak = AllocationMaximum(timestamp=0, num_bytes=0, tensors=set())
         for ts, num_bytes, name in events:
             total += num_bytes
@@ -253,7 +253,8 @@ class Timeline:
         self._step_stats = copy.deepcopy(self._origin_step_stats)
         if op_time == "schedule":
             return
-        gpu_start, gpu_end = {}, {}
+        gpu_start: dict[str, int] = {}
+        gpu_end: dict[str, int] = {}
         for dev in self._step_stats.dev_stats:
             if "/stream:all" not in dev.device:
                 continue

@@ -243,7 +243,7 @@ def _compile(plan: Plan, traced: bool, pool=None) -> _Compiled:
     lines = ["def step(args, ctx):"]
     line_nodes = {}
     copies = _copy_flags(plan)
-    rets = {}
+    rets: dict[int, str] = {}
     items = plan.items
     level = _recv_late_levels(plan) if pool is not None else None
     if level is not None:

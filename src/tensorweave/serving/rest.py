@@ -168,7 +168,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chunked_body(self) -> bytes:
         """A `Transfer-Encoding: chunked` body, refused (413) once past the limit."""
-        parts, total = [], 0
+        parts: list[bytes] = []
+        total = 0
         while True:
             line = self.rfile.readline(1024).split(b";")[0].strip()
             try:

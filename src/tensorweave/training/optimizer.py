@@ -475,7 +475,7 @@ def _tuple(grads) -> list:
     parts = [t for g in grads if g is not None
              for t in ((g.values, g.indices) if is_indexed_slices(g) else (g,))]
     gated = iter(control_flow_ops.tuple(parts))
-    out = []
+    out: list = []
     for g in grads:
         if g is None:
             out.append(None)

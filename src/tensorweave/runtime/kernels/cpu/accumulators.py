@@ -248,7 +248,9 @@ def _merge(acc_idx, acc_val, acc_cnt, idx, val):
 
 def _merge_positions(a: np.ndarray, b: np.ndarray):
     """The merged index list and where each element of `a` and `b` lands in it."""
-    out, pa, pb = [], [], []
+    out: list[int] = []
+    pa: list[int] = []
+    pb: list[int] = []
     i = j = 0
     while i < len(a) or j < len(b):
         take_a = j >= len(b) or (i < len(a) and a[i] <= b[j])

@@ -203,7 +203,7 @@ class ParallelMapIterator(MapIterator):
 
     def _fill(self) -> None:
         while not self._ended and len(self._pending) < 2 * self._threads:
-            chunk = []
+            chunk: list = []
             while len(chunk) < self.CHUNK:
                 try:
                     el = next(self._it)
