@@ -33,8 +33,11 @@ def _same_with_and_without(fetches, feed_dict, passes):
     for cfg in (None, {"disabled_passes": passes}):
         with tf.Session(config=cfg) as s:
             results.append(s.run(fetches, feed_dict))
+    # NOTE: a rewrite reorders float32 arithmetic (folding batch norm into a conv's weights
+    # rounds the scaled weights first): each output may differ by a few ulps of the largest
+    # partial sum it adds up (|terms| ~10 here, eps 6e-8), not of the (possibly tiny) result.
     for a, b in zip(*results):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
 
 
 def _stateful(name):
