@@ -41,3 +41,20 @@ def tf_peer() -> str:
     if not _peer_imports_tensorflow():
         pytest.skip("TensorFlow peer Python (with tensorflow) not installed")
     return PEER_PYTHON
+
+
+@pytest.fixture
+def compiled(monkeypatch):
+    """The op types of the XLA executables built during the test (needs jax: the XLA tests
+    skip without it before this runs)."""
+    from tensorweave.runtime import xla_executable
+
+    ops: set[str] = set()
+    init = xla_executable.XlaExecutable.__init__
+
+    def record(self, *a, **k):
+        init(self, *a, **k)
+        ops.update(it.op for it in self._body)
+
+    monkeypatch.setattr(xla_executable.XlaExecutable, "__init__", record)
+    return ops

@@ -14,7 +14,6 @@ import pytest
 pytest.importorskip("jax", reason="the XLA device needs jax (pip install tensorweave[xla])")
 
 import tensorweave as tf  # noqa: E402
-from tensorweave.runtime import xla_executable  # noqa: E402
 from tensorweave.runtime.kernels.registry import has_kernel, lookup_kernel  # noqa: E402
 from tests.ops.harness import all_cases  # noqa: E402
 
@@ -63,20 +62,6 @@ def _run(cases, device):
             fetches.append(list(outs) if isinstance(outs, (list, tuple)) else [outs])
         with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
             return sess.run(fetches, feed)
-
-
-@pytest.fixture
-def compiled(monkeypatch):
-    """The op types of the XLA executables built during the test."""
-    ops: set[str] = set()
-    init = xla_executable.XlaExecutable.__init__
-
-    def record(self, *a, **k):
-        init(self, *a, **k)
-        ops.update(it.op for it in self._body)
-
-    monkeypatch.setattr(xla_executable.XlaExecutable, "__init__", record)
-    return ops
 
 
 @pytest.mark.parametrize("op", sorted(BY_OP))

@@ -18,24 +18,9 @@ import pytest
 pytest.importorskip("jax", reason="the XLA device needs jax (pip install tensorweave[xla])")
 
 import tensorweave as tf  # noqa: E402
-from tensorweave.runtime import xla_executable  # noqa: E402
 
 XLA = "/device:XLA_CPU:0"
 RTOL = 1e-5
-
-
-@pytest.fixture
-def compiled(monkeypatch):
-    """The op types of the XLA executables built during the test."""
-    ops: set[str] = set()
-    init = xla_executable.XlaExecutable.__init__
-
-    def record(self, *a, **k):
-        init(self, *a, **k)
-        ops.update(it.op for it in self._body)
-
-    monkeypatch.setattr(xla_executable.XlaExecutable, "__init__", record)
-    return ops
 
 
 def _both(build, feeds_of):
