@@ -79,46 +79,33 @@ def _garbage_collect(export_path, exports_to_keep) -> None:
         shutil.rmtree(os.path.join(base, old), ignore_errors=True)
 
 
-class LatestExporter(Exporter):
+class LatestExporter(_SavedModelExporter):
     """Exports after every evaluation; keeps the newest `exports_to_keep` (None: all)."""
 
     def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False,
                  exports_to_keep=5):
         _check_keep(exports_to_keep)
-        self._saved_model = _SavedModelExporter(name, serving_input_receiver_fn, assets_extra,
-                                                as_text)
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
         self._exports_to_keep = exports_to_keep
-
-    @property
-    def name(self) -> str:
-        return self._saved_model.name
 
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
-        path = self._saved_model.export(estimator, export_path, checkpoint_path, eval_result,
-                                        is_the_final_export)
+        path = super().export(estimator, export_path, checkpoint_path, eval_result,
+                              is_the_final_export)
         _garbage_collect(export_path, self._exports_to_keep)
         return path
 
 
-class FinalExporter(Exporter):
+class FinalExporter(_SavedModelExporter):
     """Exports once, after the final evaluation."""
-
-    def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False):
-        self._saved_model = _SavedModelExporter(name, serving_input_receiver_fn, assets_extra,
-                                                as_text)
-
-    @property
-    def name(self) -> str:
-        return self._saved_model.name
 
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
         if not is_the_final_export:
             return None
         _log.info("Performing the final export in the end of training.")
-        return self._saved_model.export(estimator, export_path, checkpoint_path, eval_result,
-                                        is_the_final_export)
+        return super().export(estimator, export_path, checkpoint_path, eval_result,
+                              is_the_final_export)
 
 
 def _loss_smaller(best_eval_result, current_eval_result):
@@ -146,7 +133,7 @@ def _check_compare_fn(compare_fn) -> None:
                          f"argument.")
 
 
-class BestExporter(Exporter):
+class BestExporter(_SavedModelExporter):
     """Exports when an evaluation beats the best so far (`compare_fn`); keeps the newest
     `exports_to_keep` exports (None: all).
 
@@ -159,17 +146,12 @@ class BestExporter(Exporter):
                  assets_extra=None, as_text=False, exports_to_keep=5):
         _check_compare_fn(compare_fn)
         _check_keep(exports_to_keep)
-        self._saved_model = _SavedModelExporter(name, serving_input_receiver_fn, assets_extra,
-                                                as_text)
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
         self._event_file_pattern = event_file_pattern
         self._compare_fn = compare_fn
         self._exports_to_keep = exports_to_keep
         self._model_dir = None
         self._best_eval_result = None
-
-    @property
-    def name(self) -> str:
-        return self._saved_model.name
 
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
@@ -182,8 +164,8 @@ class BestExporter(Exporter):
             return None
         _log.info("Exporting a better model (%s instead of %s)...", eval_result,
                   self._best_eval_result)
-        path = self._saved_model.export(estimator, export_path, checkpoint_path, eval_result,
-                                        is_the_final_export)
+        path = super().export(estimator, export_path, checkpoint_path, eval_result,
+                              is_the_final_export)
         self._best_eval_result = eval_result
         _garbage_collect(export_path, self._exports_to_keep)
         return path
